@@ -1,0 +1,84 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strconv"
+)
+
+// ID is a request id: a JSON string or integer kept exactly as received, so
+// that large integers survive and the id echoes byte for byte. The zero ID
+// is "no id".
+type ID struct {
+	raw  string
+	null bool
+}
+
+// StringID returns the id "s" (a JSON string).
+func StringID(s string) ID {
+	b, _ := json.Marshal(s)
+	return ID{raw: string(b)}
+}
+
+// Int64ID returns the integer id n.
+func Int64ID(n int64) ID { return ID{raw: strconv.FormatInt(n, 10)} }
+
+// ParseID reads an id from its JSON form. It accepts strings and integers
+// (a number with a fraction or exponent is refused, as MCP ids are integers)
+// and refuses null, objects, arrays and booleans.
+func ParseID(raw json.RawMessage) (ID, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return ID{}, nil
+	}
+	switch c := raw[0]; {
+	case c == '"':
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return ID{}, err
+		}
+		return ID{raw: string(raw)}, nil
+	case c == '-' || (c >= '0' && c <= '9'):
+		for _, d := range raw[1:] {
+			if d < '0' || d > '9' {
+				return ID{}, errors.New("jsonrpc: id must be a string or an integer")
+			}
+		}
+		return ID{raw: string(raw)}, nil
+	case bytes.Equal(raw, []byte("null")):
+		return ID{null: true}, nil
+	}
+	return ID{}, errors.New("jsonrpc: id must be a string or an integer")
+}
+
+// IsValid reports whether the id is present (a string or an integer).
+func (id ID) IsValid() bool { return id.raw != "" }
+
+// IsZero reports whether the id is absent; it lets encoding/json omit it.
+func (id ID) IsZero() bool { return id.raw == "" && !id.null }
+
+// Raw returns the id's JSON form, or "" for the zero id.
+func (id ID) Raw() string { return id.raw }
+
+// String returns the id's JSON form, for logs.
+func (id ID) String() string { return id.raw }
+
+// MarshalJSON writes the id as received.
+func (id ID) MarshalJSON() ([]byte, error) {
+	if id.raw == "" {
+		return []byte("null"), nil
+	}
+	return []byte(id.raw), nil
+}
+
+// UnmarshalJSON reads an id; a null id is remembered so that validation can
+// refuse it.
+func (id *ID) UnmarshalJSON(b []byte) error {
+	v, err := ParseID(b)
+	if err != nil {
+		return err
+	}
+	*id = v
+	return nil
+}

@@ -1,0 +1,162 @@
+// Package jsonrpc holds the JSON-RPC 2.0 message type that the mcpmount
+// transport and its engines exchange, with the decoding rules of the MCP
+// specification (basic/index "Messages") in one place.
+//
+// Messages keep their params, result and id as raw JSON: the transport reads
+// only what it must validate, and engines decode the rest once.
+package jsonrpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// Version is the only JSON-RPC version MCP speaks.
+const Version = "2.0"
+
+// Message is one JSON-RPC 2.0 message: a request (Method and ID), a
+// notification (Method, no ID) or a response (ID and exactly one of Result
+// and Error).
+type Message struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      ID              `json:"id,omitzero"`
+	Method  string          `json:"method,omitempty"`
+	Params  json.RawMessage `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *Error          `json:"error,omitempty"`
+}
+
+// IsRequest reports whether m is a request: it has a method and an id.
+func (m *Message) IsRequest() bool { return m.Method != "" && m.ID.IsValid() }
+
+// IsNotification reports whether m is a notification: a method and no id.
+func (m *Message) IsNotification() bool { return m.Method != "" && !m.ID.IsValid() }
+
+// IsResponse reports whether m is a response: no method.
+func (m *Message) IsResponse() bool { return m.Method == "" }
+
+// NewResponse returns a success response to the request with id.
+func NewResponse(id ID, result json.RawMessage) *Message {
+	return &Message{JSONRPC: Version, ID: id, Result: result}
+}
+
+// NewError returns an error response to the request with id; a zero id
+// leaves the id out, as the 2025-11-25 and 2026-07-28 schemas allow when the
+// request's id could not be read.
+func NewError(id ID, err *Error) *Message {
+	return &Message{JSONRPC: Version, ID: id, Error: err}
+}
+
+// NewNotification returns a notification with the given method and params.
+func NewNotification(method string, params json.RawMessage) *Message {
+	return &Message{JSONRPC: Version, Method: method, Params: params}
+}
+
+// Encode returns the compact JSON form of m, which never contains a raw
+// newline (so it fits one SSE data line).
+func (m *Message) Encode() ([]byte, error) {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, fmt.Errorf("jsonrpc: encoding message: %w", err)
+	}
+	return b, nil
+}
+
+// ErrBatch is returned by Decode for a JSON array; use DecodeBatch where
+// batches are allowed (2025-03-26 only).
+var ErrBatch = errors.New("jsonrpc: batch not allowed")
+
+// Decode parses one JSON-RPC message and checks its shape. It returns an
+// *Error with CodeParseError for bad JSON and CodeInvalidRequest for a
+// message of the wrong shape; the returned message is non-nil whenever the
+// JSON parsed, so that its id can be echoed in the error response.
+func Decode(data []byte) (*Message, error) {
+	data = bytes.TrimLeft(data, " \t\r\n")
+	if len(data) > 0 && data[0] == '[' {
+		return nil, ErrBatch
+	}
+	m := new(Message)
+	if err := json.Unmarshal(data, m); err != nil {
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) || len(data) == 0 {
+			return nil, &Error{Code: CodeParseError, Message: "parse error: " + err.Error()}
+		}
+		// Valid JSON of the wrong shape: keep what id can be read, so the
+		// error response can echo it.
+		var probe struct {
+			ID json.RawMessage `json:"id"`
+		}
+		bad := new(Message)
+		if json.Unmarshal(data, &probe) == nil {
+			if id, err := ParseID(probe.ID); err == nil && !id.null {
+				bad.ID = id
+			}
+		}
+		return bad, &Error{Code: CodeInvalidRequest, Message: "invalid request: " + err.Error()}
+	}
+	if err := m.validate(); err != nil {
+		return m, err
+	}
+	return m, nil
+}
+
+// DecodeBatch parses a body that may be a single message or a batch array
+// (JSON-RPC batching, which MCP 2025-03-26 requires servers to accept). It
+// reports whether the body was an array. An empty array is an invalid
+// request. Per-message shape errors are returned in errs at the same index;
+// a parse error of the whole body is returned as err.
+func DecodeBatch(data []byte) (msgs []*Message, errs []error, isBatch bool, err error) {
+	trimmed := bytes.TrimLeft(data, " \t\r\n")
+	if len(trimmed) == 0 || trimmed[0] != '[' {
+		m, err := Decode(trimmed)
+		if m == nil && err != nil {
+			return nil, nil, false, err
+		}
+		return []*Message{m}, []error{err}, false, nil
+	}
+	var raws []json.RawMessage
+	if err := json.Unmarshal(trimmed, &raws); err != nil {
+		return nil, nil, true, &Error{Code: CodeParseError, Message: "parse error: " + err.Error()}
+	}
+	if len(raws) == 0 {
+		return nil, nil, true, &Error{Code: CodeInvalidRequest, Message: "invalid request: empty batch"}
+	}
+	msgs = make([]*Message, len(raws))
+	errs = make([]error, len(raws))
+	for i, raw := range raws {
+		m, err := Decode(raw)
+		if errors.Is(err, ErrBatch) {
+			err = &Error{Code: CodeInvalidRequest, Message: "invalid request: nested batch"}
+		}
+		if m == nil {
+			m = &Message{}
+		}
+		msgs[i], errs[i] = m, err
+	}
+	return msgs, errs, true, nil
+}
+
+func (m *Message) validate() error {
+	switch {
+	case m.JSONRPC != Version:
+		return &Error{Code: CodeInvalidRequest, Message: `invalid request: "jsonrpc" must be "2.0"`}
+	case m.ID.null:
+		return &Error{Code: CodeInvalidRequest, Message: "invalid request: id must not be null"}
+	case m.Method != "" && (m.Result != nil || m.Error != nil):
+		return &Error{Code: CodeInvalidRequest, Message: "invalid request: a request cannot carry a result or an error"}
+	case m.Method == "" && !m.ID.IsValid():
+		return &Error{Code: CodeInvalidRequest, Message: `invalid request: "method" is missing`}
+	case m.Method == "" && (m.Result == nil) == (m.Error == nil):
+		return &Error{Code: CodeInvalidRequest, Message: "invalid request: a response carries exactly one of result and error"}
+	case m.Params != nil && !isObjectOrArray(m.Params):
+		return &Error{Code: CodeInvalidRequest, Message: `invalid request: "params" must be an object`}
+	}
+	return nil
+}
+
+func isObjectOrArray(raw json.RawMessage) bool {
+	raw = bytes.TrimLeft(raw, " \t\r\n")
+	return len(raw) > 0 && (raw[0] == '{' || raw[0] == '[')
+}

@@ -1,0 +1,121 @@
+package jsonrpc
+
+import (
+	"errors"
+	"testing"
+)
+
+func TestDecode(t *testing.T) {
+	tests := []struct {
+		name     string
+		body     string
+		wantCode int64 // 0: no error
+		wantID   string
+		kind     string
+	}{
+		{"request int id", `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`, 0, "7", "request"},
+		{"request big id kept exactly", `{"jsonrpc":"2.0","id":12345678901234567890,"method":"x"}`, 0, "12345678901234567890", "request"},
+		{"request string id", `{"jsonrpc":"2.0","id":"a-1","method":"x","params":{}}`, 0, `"a-1"`, "request"},
+		{"notification", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, 0, "", "notification"},
+		{"response", `{"jsonrpc":"2.0","id":1,"result":{}}`, 0, "1", "response"},
+		{"error response", `{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"x"}}`, 0, "1", "response"},
+		{"not json", `{"jsonrpc":`, CodeParseError, "", ""},
+		{"empty", ``, CodeParseError, "", ""},
+		{"wrong version", `{"jsonrpc":"1.0","id":1,"method":"x"}`, CodeInvalidRequest, "1", ""},
+		{"null id", `{"jsonrpc":"2.0","id":null,"method":"x"}`, CodeInvalidRequest, "", ""},
+		{"fractional id", `{"jsonrpc":"2.0","id":1.5,"method":"x"}`, CodeInvalidRequest, "", ""},
+		{"object id", `{"jsonrpc":"2.0","id":{},"method":"x"}`, CodeInvalidRequest, "", ""},
+		{"method not string", `{"jsonrpc":"2.0","id":3,"method":5}`, CodeInvalidRequest, "3", ""},
+		{"no method no id", `{"jsonrpc":"2.0"}`, CodeInvalidRequest, "", ""},
+		{"response with both", `{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}}`, CodeInvalidRequest, "1", ""},
+		{"response with neither", `{"jsonrpc":"2.0","id":1}`, CodeInvalidRequest, "1", ""},
+		{"request with result", `{"jsonrpc":"2.0","id":1,"method":"x","result":{}}`, CodeInvalidRequest, "1", ""},
+		{"params scalar", `{"jsonrpc":"2.0","id":1,"method":"x","params":3}`, CodeInvalidRequest, "1", ""},
+		{"top-level string", `"hello"`, CodeInvalidRequest, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := Decode([]byte(tt.body))
+			if tt.wantCode == 0 {
+				if err != nil {
+					t.Fatalf("Decode: %v", err)
+				}
+				got := map[bool]string{true: "request"}[m.IsRequest()] + map[bool]string{true: "notification"}[m.IsNotification()] + map[bool]string{true: "response"}[m.IsResponse()]
+				if got != tt.kind {
+					t.Errorf("kind = %q, want %q", got, tt.kind)
+				}
+			} else {
+				var je *Error
+				if !errors.As(err, &je) || je.Code != tt.wantCode {
+					t.Fatalf("err = %v, want code %d", err, tt.wantCode)
+				}
+			}
+			if m != nil && m.ID.Raw() != tt.wantID {
+				t.Errorf("id = %q, want %q", m.ID.Raw(), tt.wantID)
+			}
+		})
+	}
+}
+
+func TestDecodeRefusesBatch(t *testing.T) {
+	if _, err := Decode([]byte(` [{"jsonrpc":"2.0","method":"x"}]`)); !errors.Is(err, ErrBatch) {
+		t.Fatalf("err = %v, want ErrBatch", err)
+	}
+}
+
+func TestDecodeBatch(t *testing.T) {
+	msgs, errs, isBatch, err := DecodeBatch([]byte(`[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","method":"n"},{"bad":1},[]]`))
+	if err != nil || !isBatch || len(msgs) != 4 {
+		t.Fatalf("DecodeBatch = %d msgs, batch %v, err %v", len(msgs), isBatch, err)
+	}
+	if errs[0] != nil || errs[1] != nil || errs[2] == nil || errs[3] == nil {
+		t.Errorf("per-message errors = %v", errs)
+	}
+	if _, _, _, err := DecodeBatch([]byte(`[]`)); err == nil {
+		t.Error("empty batch accepted")
+	}
+}
+
+func TestEncodeEchoesID(t *testing.T) {
+	m, err := Decode([]byte(`{"jsonrpc":"2.0","id":"x\"y","method":"m"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := NewResponse(m.ID, []byte(`{}`)).Encode()
+	if string(b) != `{"jsonrpc":"2.0","id":"x\"y","result":{}}` {
+		t.Errorf("encoded %s", b)
+	}
+	b, _ = NewError(ID{}, Errorf(CodeParseError, "bad")).Encode()
+	if string(b) != `{"jsonrpc":"2.0","error":{"code":-32700,"message":"bad"}}` {
+		t.Errorf("encoded %s", b)
+	}
+}
+
+// FuzzDecode checks that any body decodes without panicking, and that a
+// message that decodes cleanly re-encodes to a message that decodes to the
+// same kind and id.
+func FuzzDecode(f *testing.F) {
+	for _, s := range []string{`{"jsonrpc":"2.0","id":1,"method":"x","params":{}}`, `[{"jsonrpc":"2.0","method":"n"}]`, `{"jsonrpc":"2.0","id":"a","result":{}}`, `{`, `null`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		m, err := Decode(body)
+		if _, _, _, berr := DecodeBatch(body); berr == nil && err == nil && m == nil {
+			t.Fatal("nil message without error")
+		}
+		if err != nil {
+			return
+		}
+		b, err := m.Encode()
+		if err != nil {
+			t.Fatalf("Encode: %v", err)
+		}
+		m2, err := Decode(b)
+		if err != nil {
+			t.Fatalf("re-decode of %s: %v", b, err)
+		}
+		if m2.ID != m.ID || m2.Method != m.Method || m2.IsResponse() != m.IsResponse() {
+			t.Fatalf("round trip changed %s", b)
+		}
+	})
+}
