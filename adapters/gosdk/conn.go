@@ -1,0 +1,271 @@
+package gosdk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	gojsonrpc "github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/identity"
+	"github.com/mcpmount/mcpmount/jsonrpc"
+)
+
+// callConn is an SDK connection that carries exactly one call: it reads
+// the request once, then only the client's answers to the call's
+// server-to-client requests; it writes the handler's messages to the
+// call's stream and hands the response back to Serve.
+type callConn struct {
+	ctx    context.Context
+	call   *httptransport.Call
+	listen bool
+
+	mu        sync.Mutex
+	delivered bool
+	respC     chan *jsonrpc.Message
+	closed    chan struct{}
+	closeOnce sync.Once
+}
+
+func newCallConn(ctx context.Context, call *httptransport.Call, listen bool) *callConn {
+	return &callConn{ctx: ctx, call: call, listen: listen, respC: make(chan *jsonrpc.Message, 1), closed: make(chan struct{})}
+}
+
+// Connect implements mcp.Transport.
+func (c *callConn) Connect(context.Context) (mcp.Connection, error) { return c, nil }
+
+// Read implements mcp.Connection.
+func (c *callConn) Read(ctx context.Context) (gojsonrpc.Message, error) {
+	c.mu.Lock()
+	first := !c.delivered
+	c.delivered = true
+	c.mu.Unlock()
+	if first {
+		return toSDKRequest(c.ctx, c.call.Request, c.call.Header)
+	}
+	select {
+	case reply := <-c.call.Replies():
+		return toSDK(reply)
+	case <-c.ctx.Done():
+		return nil, c.ctx.Err()
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-c.closed:
+		return nil, io.EOF
+	}
+}
+
+// Write implements mcp.Connection.
+func (c *callConn) Write(ctx context.Context, msg gojsonrpc.Message) error {
+	out, err := fromSDK(msg)
+	if err != nil {
+		return err
+	}
+	if out.IsResponse() {
+		out.ID = c.call.Request.ID
+		select {
+		case c.respC <- out:
+		default:
+		}
+		return nil
+	}
+	if out.IsNotification() && !c.listen && sessionLevel(out.Method) {
+		// The SDK broadcasts list changes to every session it knows,
+		// this one-call connection included; they belong on the session's
+		// GET stream or a listen stream, never on a call's (digest 1.5).
+		return nil
+	}
+	return c.call.Send(ctx, out)
+}
+
+// Close implements mcp.Connection.
+func (c *callConn) Close() error {
+	c.closeOnce.Do(func() { close(c.closed) })
+	return nil
+}
+
+// SessionID implements mcp.Connection.
+func (c *callConn) SessionID() string {
+	if c.call.Session != nil {
+		return c.call.Session.ID
+	}
+	return ""
+}
+
+// wait returns the call's response, or nil if the call was cancelled.
+func (c *callConn) wait() *jsonrpc.Message {
+	select {
+	case r := <-c.respC:
+		return r
+	case <-c.ctx.Done():
+		select {
+		case r := <-c.respC:
+			return r
+		default:
+			return nil
+		}
+	}
+}
+
+// sessionLevel reports the notifications that belong to no call.
+func sessionLevel(method string) bool {
+	return strings.HasSuffix(method, "/list_changed") || method == "notifications/resources/updated"
+}
+
+// controlConn is a session's long-lived SDK connection: it holds resource
+// subscriptions and carries the SDK's session-level messages to the
+// session's standalone stream.
+type controlConn struct {
+	ctx   context.Context
+	out   httptransport.Sender
+	inbox chan gojsonrpc.Message
+
+	mu      sync.Mutex
+	next    int64
+	pending map[int64]chan *jsonrpc.Message
+}
+
+func newControlConn(ctx context.Context, out httptransport.Sender) *controlConn {
+	return &controlConn{ctx: ctx, out: out, inbox: make(chan gojsonrpc.Message, 8), pending: make(map[int64]chan *jsonrpc.Message)}
+}
+
+// Connect implements mcp.Transport.
+func (c *controlConn) Connect(context.Context) (mcp.Connection, error) { return c, nil }
+
+// Read implements mcp.Connection.
+func (c *controlConn) Read(ctx context.Context) (gojsonrpc.Message, error) {
+	select {
+	case m := <-c.inbox:
+		return m, nil
+	case <-c.ctx.Done():
+		return nil, io.EOF
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Write implements mcp.Connection.
+func (c *controlConn) Write(ctx context.Context, msg gojsonrpc.Message) error {
+	if resp, ok := msg.(*gojsonrpc.Response); ok {
+		id, _ := resp.ID.Raw().(int64)
+		c.mu.Lock()
+		ch := c.pending[id]
+		delete(c.pending, id)
+		c.mu.Unlock()
+		if ch != nil {
+			out, err := fromSDK(msg)
+			if err != nil {
+				return err
+			}
+			ch <- out
+		}
+		return nil
+	}
+	out, err := fromSDK(msg)
+	if err != nil {
+		return err
+	}
+	return c.out.Send(ctx, out)
+}
+
+// Close implements mcp.Connection.
+func (c *controlConn) Close() error { return nil }
+
+// SessionID implements mcp.Connection.
+func (c *controlConn) SessionID() string { return "" }
+
+// call runs a request on the control connection.
+func (c *controlConn) call(ctx context.Context, call *httptransport.Call) (*jsonrpc.Message, error) {
+	c.mu.Lock()
+	c.next++
+	id := c.next
+	ch := make(chan *jsonrpc.Message, 1)
+	c.pending[id] = ch
+	c.mu.Unlock()
+	req, err := toSDKRequest(ctx, call.Request, call.Header)
+	if err != nil {
+		return nil, err
+	}
+	r := req.(*gojsonrpc.Request)
+	r.ID, _ = gojsonrpc.MakeID(float64(id))
+	select {
+	case c.inbox <- r:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-c.ctx.Done():
+		return nil, errors.New("gosdk: session closed")
+	}
+	select {
+	case resp := <-ch:
+		resp.ID = call.Request.ID
+		return resp, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-c.ctx.Done():
+		return nil, errors.New("gosdk: session closed")
+	}
+}
+
+// notify delivers a client notification to the session's SDK connection.
+func (c *controlConn) notify(msg *jsonrpc.Message) {
+	m, err := toSDK(msg)
+	if err != nil {
+		return
+	}
+	select {
+	case c.inbox <- m:
+	case <-c.ctx.Done():
+	}
+}
+
+// toSDKRequest converts the client's request, attaching the caller's
+// identity and the HTTP header for the handler (req.Extra).
+func toSDKRequest(ctx context.Context, m *jsonrpc.Message, header map[string][]string) (gojsonrpc.Message, error) {
+	msg, err := toSDK(m)
+	if err != nil {
+		return nil, err
+	}
+	if req, ok := msg.(*gojsonrpc.Request); ok {
+		req.Extra = &mcp.RequestExtra{TokenInfo: tokenInfo(ctx), Header: header}
+	}
+	return msg, nil
+}
+
+func toSDK(m *jsonrpc.Message) (gojsonrpc.Message, error) {
+	data, err := m.Encode()
+	if err != nil {
+		return nil, err
+	}
+	msg, err := gojsonrpc.DecodeMessage(data)
+	if err != nil {
+		return nil, fmt.Errorf("gosdk: converting message: %w", err)
+	}
+	return msg, nil
+}
+
+func fromSDK(msg gojsonrpc.Message) (*jsonrpc.Message, error) {
+	data, err := gojsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return nil, fmt.Errorf("gosdk: encoding SDK message: %w", err)
+	}
+	out, err := jsonrpc.Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("gosdk: decoding SDK message: %w", err)
+	}
+	return out, nil
+}
+
+// tokenInfo converts the verified caller into the SDK's TokenInfo.
+func tokenInfo(ctx context.Context) *auth.TokenInfo {
+	info := identity.FromContext(ctx)
+	if info == nil {
+		return nil
+	}
+	return &auth.TokenInfo{Scopes: info.Scopes, Expiration: info.Expiry, UserID: info.Subject, Extra: info.Claims}
+}

@@ -1,0 +1,202 @@
+package gosdk
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"sync"
+
+	gojsonrpc "github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/jsonrpc"
+)
+
+// Describe implements httptransport.Engine. The description is computed
+// once and again after the server announces a tool-list change, which a
+// watcher connection listens for.
+func (e *Engine) Describe(ctx context.Context) *httptransport.Description {
+	e.descMu.Lock()
+	defer e.descMu.Unlock()
+	if e.desc != nil {
+		return e.desc
+	}
+	if e.watcher == nil && e.ctx.Err() == nil {
+		e.startWatcherLocked()
+	}
+	d := &httptransport.Description{Versions: mcp.SupportedProtocolVersions()}
+	tools, err := e.listTools(ctx)
+	if err != nil {
+		e.logger.Warn("gosdk: listing tools for header validation failed", "error", err)
+		return d // not cached: try again next time
+	}
+	d.ToolHeaders = make(map[string][]httptransport.HeaderParam)
+	for _, t := range tools {
+		if params := headerParams(t.InputSchema, nil); len(params) > 0 {
+			d.ToolHeaders[t.Name] = params
+		}
+	}
+	e.desc = d
+	return d
+}
+
+// invalidate drops the cached description.
+func (e *Engine) invalidate() {
+	e.descMu.Lock()
+	e.desc = nil
+	e.descMu.Unlock()
+}
+
+// startWatcherLocked connects a session that sees tool-list changes.
+func (e *Engine) startWatcherLocked() {
+	state := &mcp.ServerSessionState{
+		InitializeParams:          &mcp.InitializeParams{ProtocolVersion: httptransport.Version20251125, Capabilities: &mcp.ClientCapabilities{}},
+		InitializedParams:         &mcp.InitializedParams{},
+		NegotiatedProtocolVersion: httptransport.Version20251125,
+	}
+	conn := newControlConn(e.ctx, senderFunc(func(m *jsonrpc.Message) {
+		if m.Method == "notifications/tools/list_changed" {
+			e.invalidate()
+		}
+	}))
+	ss, err := e.server.Connect(e.ctx, conn, &mcp.ServerSessionOptions{State: state})
+	if err != nil {
+		e.logger.Warn("gosdk: starting the tool watcher failed", "error", err)
+		return
+	}
+	e.watcher = ss
+}
+
+type senderFunc func(*jsonrpc.Message)
+
+func (f senderFunc) Send(_ context.Context, m *jsonrpc.Message) error {
+	f(m)
+	return nil
+}
+
+// listTools lists every tool through a one-request connection.
+func (e *Engine) listTools(ctx context.Context) ([]*mcp.Tool, error) {
+	var all []*mcp.Tool
+	cursor := ""
+	for {
+		params := map[string]any{"_meta": map[string]any{
+			"io.modelcontextprotocol/protocolVersion":    httptransport.Version20260728,
+			"io.modelcontextprotocol/clientCapabilities": map[string]any{},
+		}}
+		if cursor != "" {
+			params["cursor"] = cursor
+		}
+		raw, _ := json.Marshal(params)
+		req := &gojsonrpc.Request{Method: "tools/list", Params: raw}
+		req.ID, _ = gojsonrpc.MakeID(float64(1))
+		conn := &oneShot{req: req, done: make(chan *gojsonrpc.Response, 1)}
+		ss, err := e.server.Connect(ctx, conn, nil)
+		if err != nil {
+			return nil, err
+		}
+		var resp *gojsonrpc.Response
+		select {
+		case resp = <-conn.done:
+		case <-ctx.Done():
+		}
+		_ = ss.Close()
+		if resp == nil {
+			return nil, ctx.Err()
+		}
+		if resp.Error != nil {
+			return nil, resp.Error
+		}
+		var res mcp.ListToolsResult
+		if err := json.Unmarshal(resp.Result, &res); err != nil {
+			return nil, err
+		}
+		all = append(all, res.Tools...)
+		if res.NextCursor == "" {
+			return all, nil
+		}
+		cursor = res.NextCursor
+	}
+}
+
+// headerParams finds the properties annotated with x-mcp-header, following
+// only "properties" keys as the spec requires.
+func headerParams(schema any, path []string) []httptransport.HeaderParam {
+	var obj map[string]any
+	switch s := schema.(type) {
+	case map[string]any:
+		obj = s
+	case nil:
+		return nil
+	default:
+		raw, err := json.Marshal(s)
+		if err != nil || json.Unmarshal(raw, &obj) != nil {
+			return nil
+		}
+	}
+	props, _ := obj["properties"].(map[string]any)
+	var out []httptransport.HeaderParam
+	for name, p := range props {
+		prop, _ := p.(map[string]any)
+		if prop == nil {
+			continue
+		}
+		at := append(append([]string(nil), path...), name)
+		if h, ok := prop["x-mcp-header"].(string); ok && h != "" {
+			typ, _ := prop["type"].(string)
+			out = append(out, httptransport.HeaderParam{Header: h, Path: at, Type: typ})
+		}
+		if _, nested := prop["properties"]; nested {
+			out = append(out, headerParams(prop, at)...)
+		}
+	}
+	return out
+}
+
+// oneShot is a connection that sends one request and keeps its response.
+type oneShot struct {
+	req  *gojsonrpc.Request
+	mu   sync.Mutex
+	sent bool
+	done chan *gojsonrpc.Response
+	shut chan struct{}
+	once sync.Once
+}
+
+func (o *oneShot) Connect(context.Context) (mcp.Connection, error) {
+	o.shut = make(chan struct{})
+	return o, nil
+}
+
+func (o *oneShot) Read(ctx context.Context) (gojsonrpc.Message, error) {
+	o.mu.Lock()
+	first := !o.sent
+	o.sent = true
+	o.mu.Unlock()
+	if first {
+		return o.req, nil
+	}
+	select {
+	case <-o.shut:
+		return nil, io.EOF
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (o *oneShot) Write(_ context.Context, msg gojsonrpc.Message) error {
+	if r, ok := msg.(*gojsonrpc.Response); ok {
+		select {
+		case o.done <- r:
+		default:
+		}
+	}
+	return nil
+}
+
+func (o *oneShot) Close() error {
+	o.once.Do(func() { close(o.shut) })
+	return nil
+}
+
+func (o *oneShot) SessionID() string { return "" }

@@ -1,0 +1,21 @@
+// Package gosdk serves an *mcp.Server of the official Go SDK
+// (github.com/modelcontextprotocol/go-sdk) through the mcpmount transport,
+// so existing tools, resources and prompts mount unchanged:
+//
+//	server := mcp.NewServer(&mcp.Implementation{Name: "svc", Version: "1.0.0"}, nil)
+//	mcp.AddTool(server, &mcp.Tool{Name: "greet"}, greet)
+//	engine := gosdk.NewEngine(server, nil)
+//	defer engine.Close()
+//	mux.Handle("/mcp", httptransport.New(engine, nil))
+//
+// Each call runs on its own SDK connection, so the notifications a tool
+// sends (progress, log messages) reach that call's stream and no other.
+// 2025-era sessions keep the SDK's session state (the initialize
+// parameters, the log level) in the transport's session store, so any
+// instance can serve them; a per-session control connection carries
+// resource subscriptions and list-changed notifications to the session's
+// GET stream.
+//
+// The caller's identity from package auth (package identity) reaches tool
+// handlers as req.Extra.TokenInfo, with the HTTP header as req.Extra.Header.
+package gosdk

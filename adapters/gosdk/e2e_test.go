@@ -1,0 +1,166 @@
+package gosdk_test
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/goleak"
+
+	"github.com/mcpmount/mcpmount/adapters/gosdk"
+	"github.com/mcpmount/mcpmount/httptransport"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+type echoArgs struct {
+	Text string `json:"text"`
+}
+
+type progressArgs struct {
+	Count int `json:"count"`
+}
+
+// fixture is a real server with tools and an endpoint on loopback.
+type fixture struct {
+	url       string
+	cancelled chan string // names of slow calls whose context ended
+	started   chan string
+}
+
+func newFixture(t *testing.T, opts *httptransport.Options) *fixture {
+	t.Helper()
+	f := &fixture{cancelled: make(chan string, 16), started: make(chan string, 16)}
+	server := mcp.NewServer(&mcp.Implementation{Name: "fixture", Version: "1.0.0"}, nil)
+	mcp.AddTool(server, &mcp.Tool{Name: "echo"}, func(ctx context.Context, req *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
+		who := ""
+		if req.Extra != nil && req.Extra.TokenInfo != nil {
+			who = req.Extra.TokenInfo.UserID
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: a.Text + who}}}, nil, nil
+	})
+	mcp.AddTool(server, &mcp.Tool{Name: "progress"}, func(ctx context.Context, req *mcp.CallToolRequest, a progressArgs) (*mcp.CallToolResult, any, error) {
+		tok := req.Params.GetProgressToken()
+		for i := 1; i <= a.Count; i++ {
+			if tok != nil {
+				if err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: float64(i), Total: float64(a.Count)}); err != nil {
+					return nil, nil, err
+				}
+			}
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(a.Count)}}}, nil, nil
+	})
+	mcp.AddTool(server, &mcp.Tool{Name: "slow"}, func(ctx context.Context, req *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
+		f.started <- a.Text
+		select {
+		case <-ctx.Done():
+			f.cancelled <- a.Text
+			return nil, nil, ctx.Err()
+		case <-time.After(20 * time.Second):
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil, nil
+		}
+	})
+	engine := gosdk.NewEngine(server, nil)
+	h := httptransport.New(engine, opts)
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := h.Shutdown(ctx); err != nil {
+			t.Errorf("Shutdown: %v", err)
+		}
+		srv.Close()
+		engine.Close()
+	})
+	f.url = srv.URL + "/mcp"
+	return f
+}
+
+func connect(t *testing.T, url, version string, progress func(*mcp.ProgressNotificationClientRequest)) *mcp.ClientSession {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1.0.0"}, &mcp.ClientOptions{ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
+		if progress != nil {
+			progress(req)
+		}
+	}})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatalf("connect at %s: %v", version, err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
+
+func textOf(t *testing.T, res *mcp.CallToolResult) string {
+	t.Helper()
+	if len(res.Content) != 1 {
+		t.Fatalf("content = %v", res.Content)
+	}
+	return res.Content[0].(*mcp.TextContent).Text
+}
+
+// TestGoSDKClientBothEras drives one URL with go-sdk's own client at
+// 2026-07-28 and at 2025-11-25: tool calls and progress notifications.
+func TestGoSDKClientBothEras(t *testing.T) {
+	f := newFixture(t, nil)
+	for _, version := range []string{httptransport.Version20260728, httptransport.Version20251125, httptransport.Version20250618, httptransport.Version20250326} {
+		t.Run(version, func(t *testing.T) {
+			var mu sync.Mutex
+			var got []float64
+			cs := connect(t, f.url, version, func(req *mcp.ProgressNotificationClientRequest) {
+				mu.Lock()
+				got = append(got, req.Params.Progress)
+				mu.Unlock()
+			})
+			if v := cs.InitializeResult().ProtocolVersion; v != version {
+				t.Errorf("negotiated %q, want %q", v, version)
+			}
+			ctx := context.Background()
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hi"}})
+			if err != nil {
+				t.Fatalf("echo: %v", err)
+			}
+			if txt := textOf(t, res); txt != "hi" {
+				t.Errorf("echo = %q", txt)
+			}
+			params := &mcp.CallToolParams{Name: "progress", Arguments: map[string]any{"count": 5}}
+			params.SetProgressToken("p1")
+			res, err = cs.CallTool(ctx, params)
+			if err != nil {
+				t.Fatalf("progress: %v", err)
+			}
+			if txt := textOf(t, res); txt != "5" {
+				t.Errorf("progress = %q", txt)
+			}
+			// The client hands notifications to its handler on its own
+			// goroutine, so they may land just after the result.
+			deadline := time.Now().Add(5 * time.Second)
+			for {
+				mu.Lock()
+				n := len(got)
+				mu.Unlock()
+				if n >= 5 || time.Now().After(deadline) {
+					break
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(got) != 5 {
+				t.Errorf("got %d progress notifications %v, want 5", len(got), got)
+			}
+			tools, err := cs.ListTools(ctx, nil)
+			if err != nil || len(tools.Tools) != 3 {
+				t.Errorf("ListTools = %v, %v", tools, err)
+			}
+		})
+	}
+}

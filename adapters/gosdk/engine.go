@@ -1,0 +1,221 @@
+package gosdk
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/jsonrpc"
+)
+
+// Options configures an Engine. A nil *Options means defaults.
+type Options struct {
+	// Logger receives the engine's logs. Nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Engine implements httptransport.Engine on an *mcp.Server.
+type Engine struct {
+	server *mcp.Server
+	logger *slog.Logger
+
+	ctx    context.Context // ends the watcher and control connections
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	descMu  sync.Mutex
+	desc    *httptransport.Description
+	watcher *mcp.ServerSession
+
+	ctlMu    sync.Mutex
+	controls map[string]*controlConn // by session id
+}
+
+var _ httptransport.Engine = (*Engine)(nil)
+
+// NewEngine returns an Engine serving server. Call Close when done with it.
+func NewEngine(server *mcp.Server, opts *Options) *Engine {
+	e := &Engine{server: server, controls: make(map[string]*controlConn)}
+	if opts != nil && opts.Logger != nil {
+		e.logger = opts.Logger
+	} else {
+		e.logger = slog.Default()
+	}
+	e.ctx, e.cancel = context.WithCancel(context.Background())
+	return e
+}
+
+// Close ends the engine's background connections.
+func (e *Engine) Close() error {
+	e.cancel()
+	e.descMu.Lock()
+	w := e.watcher
+	e.watcher = nil
+	e.descMu.Unlock()
+	if w != nil {
+		_ = w.Close()
+	}
+	e.wg.Wait()
+	return nil
+}
+
+// Serve implements httptransport.Engine: it runs the call on a connection of
+// its own, so that whatever the handler sends reaches this call's stream.
+func (e *Engine) Serve(ctx context.Context, call *httptransport.Call) (*jsonrpc.Message, error) {
+	m := call.Request
+	if call.Session != nil && (m.Method == "resources/subscribe" || m.Method == "resources/unsubscribe") {
+		if ctl := e.control(call.Session.ID); ctl != nil {
+			return ctl.call(ctx, call)
+		}
+	}
+	state, err := e.callState(call)
+	if err != nil {
+		return nil, err
+	}
+	conn := newCallConn(ctx, call, m.Method == "subscriptions/listen")
+	ss, err := e.server.Connect(ctx, conn, &mcp.ServerSessionOptions{State: state})
+	if err != nil {
+		return nil, fmt.Errorf("gosdk: connecting call: %w", err)
+	}
+	resp := conn.wait()
+	if resp != nil && resp.Error == nil && call.Session != nil {
+		e.saveState(call, ss, resp)
+	}
+	_ = ss.Close()
+	if resp == nil {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		return nil, errors.New("gosdk: connection closed without a response")
+	}
+	return resp, nil
+}
+
+// callState is the SDK session state a call starts from: none for
+// 2026-07-28 (the SDK reads each request's _meta) and for initialize, the
+// session's stored state for 2025-era sessions, and an initialized state
+// at the call's version for stateless 2025-era calls.
+func (e *Engine) callState(call *httptransport.Call) (*mcp.ServerSessionState, error) {
+	if call.Modern() || call.Request.Method == "initialize" {
+		return nil, nil
+	}
+	if call.Session != nil {
+		if raw := call.Session.State(); len(raw) > 0 {
+			var st mcp.ServerSessionState
+			if err := json.Unmarshal(raw, &st); err != nil {
+				return nil, fmt.Errorf("gosdk: decoding session state: %w", err)
+			}
+			return &st, nil
+		}
+	}
+	return &mcp.ServerSessionState{
+		InitializeParams:          &mcp.InitializeParams{ProtocolVersion: call.Version, Capabilities: &mcp.ClientCapabilities{}},
+		InitializedParams:         &mcp.InitializedParams{},
+		NegotiatedProtocolVersion: call.Version,
+	}, nil
+}
+
+// saveState records what initialize and logging/setLevel change in the
+// session's state.
+func (e *Engine) saveState(call *httptransport.Call, ss *mcp.ServerSession, resp *jsonrpc.Message) {
+	var st mcp.ServerSessionState
+	if raw := call.Session.State(); len(raw) > 0 {
+		_ = json.Unmarshal(raw, &st)
+	}
+	switch call.Request.Method {
+	case "initialize":
+		st.InitializeParams = ss.InitializeParams()
+		var res struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		_ = json.Unmarshal(resp.Result, &res)
+		st.NegotiatedProtocolVersion = res.ProtocolVersion
+	case "logging/setLevel":
+		var p struct {
+			Level mcp.LoggingLevel `json:"level"`
+		}
+		if json.Unmarshal(call.Request.Params, &p) != nil {
+			return
+		}
+		st.LogLevel = p.Level
+	default:
+		return
+	}
+	setState(call.Session, &st)
+}
+
+func setState(sess *httptransport.Session, st *mcp.ServerSessionState) {
+	raw, err := json.Marshal(st)
+	if err == nil {
+		sess.SetState(raw)
+	}
+}
+
+// Notify implements httptransport.Engine.
+func (e *Engine) Notify(ctx context.Context, sess *httptransport.Session, msg *jsonrpc.Message) {
+	if sess == nil {
+		return
+	}
+	if msg.Method == "notifications/initialized" {
+		var st mcp.ServerSessionState
+		if raw := sess.State(); len(raw) > 0 {
+			_ = json.Unmarshal(raw, &st)
+		}
+		if st.InitializedParams == nil {
+			st.InitializedParams = &mcp.InitializedParams{}
+			setState(sess, &st)
+		}
+		return
+	}
+	if ctl := e.control(sess.ID); ctl != nil {
+		ctl.notify(msg)
+	}
+}
+
+// OpenSession implements httptransport.Engine: a control connection that
+// holds the session's resource subscriptions and carries the SDK's
+// session-level notifications to out.
+func (e *Engine) OpenSession(ctx context.Context, sess *httptransport.Session, out httptransport.Sender) error {
+	var state *mcp.ServerSessionState
+	if raw := sess.State(); len(raw) > 0 {
+		state = new(mcp.ServerSessionState)
+		if err := json.Unmarshal(raw, state); err != nil {
+			return fmt.Errorf("gosdk: decoding session state: %w", err)
+		}
+	}
+	ctl := newControlConn(ctx, out)
+	ss, err := e.server.Connect(ctx, ctl, &mcp.ServerSessionOptions{State: state})
+	if err != nil {
+		return fmt.Errorf("gosdk: connecting session %s: %w", sess.ID, err)
+	}
+	e.ctlMu.Lock()
+	e.controls[sess.ID] = ctl
+	e.ctlMu.Unlock()
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		select {
+		case <-ctx.Done():
+		case <-e.ctx.Done():
+		}
+		e.ctlMu.Lock()
+		if e.controls[sess.ID] == ctl {
+			delete(e.controls, sess.ID)
+		}
+		e.ctlMu.Unlock()
+		_ = ss.Close()
+	}()
+	return nil
+}
+
+func (e *Engine) control(id string) *controlConn {
+	e.ctlMu.Lock()
+	defer e.ctlMu.Unlock()
+	return e.controls[id]
+}

@@ -1,0 +1,120 @@
+package httptransport
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/mcpmount/mcpmount/jsonrpc"
+)
+
+// The transport's refusals, each with its one HTTP status and JSON-RPC code.
+// Rules of the spec are cited as sections of the project's transport digest.
+var (
+	errBodyTooLarge     = refusal(http.StatusRequestEntityTooLarge, jsonrpc.CodeInvalidRequest, "request body too large")
+	errContentType      = refusal(http.StatusUnsupportedMediaType, jsonrpc.CodeInvalidRequest, "Content-Type must be application/json")
+	errNotAcceptable    = refusal(http.StatusNotAcceptable, jsonrpc.CodeInvalidRequest, "Accept must allow application/json or text/event-stream")
+	errNotAcceptableSSE = refusal(http.StatusNotAcceptable, jsonrpc.CodeInvalidRequest, "Accept must allow text/event-stream")
+	errForbiddenOrigin  = refusal(http.StatusForbidden, jsonrpc.CodeInvalidRequest, "origin not allowed")
+	errForbiddenHost    = refusal(http.StatusForbidden, jsonrpc.CodeInvalidRequest, "host not allowed")
+	errShuttingDown     = refusal(http.StatusServiceUnavailable, jsonrpc.CodeServerError, "server shutting down")
+	// 2025 sessions (digest 1.8): 400 without an id, 404 for unknown ones.
+	errSessionMissing  = refusal(http.StatusBadRequest, jsonrpc.CodeServerError, "Mcp-Session-Id header required")
+	errSessionNotFound = refusal(http.StatusNotFound, jsonrpc.CodeSessionNotFound, "session not found")
+	errSessionHeader   = refusal(http.StatusBadRequest, jsonrpc.CodeServerError, "Mcp-Session-Id must appear once and hold visible ASCII")
+	errSessionsOff     = refusal(http.StatusMethodNotAllowed, jsonrpc.CodeServerError, "sessions are disabled on this endpoint")
+	errStreamConflict  = refusal(http.StatusConflict, jsonrpc.CodeServerError, "the session's stream is already open")
+	errUnknownEventID  = refusal(http.StatusBadRequest, jsonrpc.CodeServerError, "Last-Event-ID names no stream of this session")
+	errBatchNotAllowed = refusal(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "batches are accepted only from 2025-03-26 clients")
+	errInitInBatch     = refusal(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "initialize must not be part of a batch")
+	errReinitialize    = refusal(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "session already initialized")
+	errModernGet       = refusal(http.StatusMethodNotAllowed, jsonrpc.CodeServerError, "method not allowed")
+	errModernBody      = refusal(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "a 2026-07-28 body must be one request or notification")
+)
+
+// httpError is a refusal with its HTTP status and JSON-RPC error.
+type httpError struct {
+	status int
+	rpc    *jsonrpc.Error
+}
+
+func (e *httpError) Error() string { return e.rpc.Message }
+
+func refusal(status int, code int64, msg string) *httpError {
+	return &httpError{status: status, rpc: jsonrpc.Errorf(code, msg)}
+}
+
+// withID returns a copy of an *Error as a response; id may be zero.
+func errorBody(id jsonrpc.ID, e *jsonrpc.Error) []byte {
+	b, err := jsonrpc.NewError(id, e).Encode()
+	if err != nil {
+		// An *Error always encodes unless Data is invalid JSON.
+		b, _ = jsonrpc.NewError(id, jsonrpc.Errorf(e.Code, e.Message)).Encode()
+	}
+	return b
+}
+
+// writeRefusal answers with e's status and its JSON-RPC error, echoing id
+// when it could be read.
+func writeRefusal(w http.ResponseWriter, id jsonrpc.ID, e *httpError) {
+	writeJSON(w, e.status, errorBody(id, e.rpc))
+}
+
+// writeRPCError answers with status and a JSON-RPC error.
+func writeRPCError(w http.ResponseWriter, status int, id jsonrpc.ID, e *jsonrpc.Error) {
+	writeJSON(w, status, errorBody(id, e))
+}
+
+func writeJSON(w http.ResponseWriter, status int, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// modernStatus is the HTTP status of a 2026-07-28 response carrying err
+// (digest 2.6). Errors the spec does not pin get 200: the JSON-RPC body
+// carries them.
+func modernStatus(err *jsonrpc.Error) int {
+	if err == nil {
+		return http.StatusOK
+	}
+	switch err.Code {
+	case jsonrpc.CodeMethodNotFound:
+		return http.StatusNotFound
+	case jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest,
+		jsonrpc.CodeHeaderMismatch, jsonrpc.CodeMissingRequiredClientCapability,
+		jsonrpc.CodeUnsupportedProtocolVersion:
+		return http.StatusBadRequest
+	}
+	return http.StatusOK
+}
+
+// legacyStatus is the HTTP status of a 2025-era response carrying err: 200
+// for everything the engine answers, so that no error but a gone session is
+// ever a 404 (digest 1.8) and clients never fall back on an unknown method.
+func legacyStatus(err *jsonrpc.Error) int {
+	if err != nil && (err.Code == jsonrpc.CodeParseError || err.Code == jsonrpc.CodeInvalidRequest) {
+		return http.StatusBadRequest
+	}
+	return http.StatusOK
+}
+
+// asRPCError converts an engine error into a JSON-RPC error.
+func asRPCError(err error) *jsonrpc.Error {
+	var je *jsonrpc.Error
+	if errors.As(err, &je) {
+		return je
+	}
+	return jsonrpc.Errorf(jsonrpc.CodeInternalError, "internal error")
+}
+
+// unsupportedVersion is the -32022 error with the versions served and the
+// one requested (digest 2.4).
+func unsupportedVersion(supported []string, requested string) *jsonrpc.Error {
+	data, _ := json.Marshal(struct {
+		Supported []string `json:"supported"`
+		Requested string   `json:"requested"`
+	}{supported, requested})
+	return &jsonrpc.Error{Code: jsonrpc.CodeUnsupportedProtocolVersion, Message: "unsupported protocol version " + requested, Data: data}
+}

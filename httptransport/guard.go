@@ -1,0 +1,133 @@
+package httptransport
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+)
+
+// checkOrigin enforces the Origin rule of every era (digest 1.1): a present
+// Origin that is not allowed gets 403. It also checks Host on loopback
+// listeners, which is what defeats DNS rebinding against local servers.
+func (h *Handler) checkOrigin(r *http.Request) *httpError {
+	if h.cfg.anyOrigin {
+		return nil
+	}
+	if origin := r.Header.Get("Origin"); origin != "" && !h.originAllowed(origin, r.Host) {
+		return errForbiddenOrigin
+	}
+	if isLoopbackListener(r) && !isLocalHost(r.Host) && !h.cfg.allowedHosts[r.Host] {
+		return errForbiddenHost
+	}
+	return nil
+}
+
+func (h *Handler) originAllowed(origin, host string) bool {
+	if h.cfg.allowedOrigins != nil {
+		return h.cfg.allowedOrigins[origin]
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	return isLocalHost(u.Host) || strings.EqualFold(u.Host, host)
+}
+
+// isLocalHost reports whether hostport names this machine by a loopback name.
+func isLocalHost(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func isLoopbackListener(r *http.Request) bool {
+	addr, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok {
+		return false
+	}
+	tcp, ok := addr.(*net.TCPAddr)
+	return ok && tcp.IP.IsLoopback()
+}
+
+// acceptance is what the client's Accept header allows.
+type acceptance struct{ json, sse bool }
+
+// parseAccept reads Accept. A missing header accepts both; the spec makes
+// clients send both, but curl users are served too.
+func parseAccept(r *http.Request) acceptance {
+	values := r.Header.Values("Accept")
+	if len(values) == 0 {
+		return acceptance{json: true, sse: true}
+	}
+	var a acceptance
+	for _, v := range values {
+		for _, part := range strings.Split(v, ",") {
+			mt, _, _ := strings.Cut(part, ";")
+			switch strings.ToLower(strings.TrimSpace(mt)) {
+			case "application/json", "application/*":
+				a.json = true
+			case "text/event-stream", "text/*":
+				a.sse = true
+			case "*/*":
+				a.json, a.sse = true, true
+			}
+		}
+	}
+	return a
+}
+
+// checkContentType requires a JSON body on POST.
+func checkContentType(r *http.Request) *httpError {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "application/json" {
+		return errContentType
+	}
+	return nil
+}
+
+var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// readBody reads the whole body up to the limit into a pooled buffer, which
+// the caller returns with putBuffer when done with every slice of it.
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) (*bytes.Buffer, *httpError) {
+	body := r.Body
+	if h.cfg.maxBody > 0 {
+		body = http.MaxBytesReader(w, r.Body, h.cfg.maxBody)
+	}
+	buf := bufPool.Get().(*bytes.Buffer)
+	buf.Reset()
+	if r.ContentLength > 0 && (h.cfg.maxBody <= 0 || r.ContentLength <= h.cfg.maxBody) {
+		buf.Grow(int(r.ContentLength))
+	}
+	if _, err := buf.ReadFrom(body); err != nil {
+		putBuffer(buf)
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return nil, errBodyTooLarge
+		}
+		return nil, refusal(http.StatusBadRequest, -32700, "reading request body: "+err.Error())
+	}
+	return buf, nil
+}
+
+func putBuffer(b *bytes.Buffer) {
+	if b.Cap() <= 1<<20 {
+		bufPool.Put(b)
+	}
+}
+
+// drain discards what is left of a body so the connection can be reused.
+func drain(r *http.Request) { _, _ = io.Copy(io.Discard, io.LimitReader(r.Body, 64<<10)) }

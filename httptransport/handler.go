@@ -1,0 +1,164 @@
+package httptransport
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"sync/atomic"
+)
+
+// Handler is the MCP endpoint: an http.Handler serving every protocol era
+// on one URL. Create it with New; it is safe for concurrent use.
+type Handler struct {
+	engine   Engine
+	cfg      config
+	sessions SessionStore
+
+	// ctx lives as long as the handler; sessions and calls that outlive
+	// their HTTP request derive from it, so Shutdown can end them.
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	closing   atomic.Bool
+	shutdownC chan struct{}
+	inflight  sync.WaitGroup // calls and streams being served
+
+	mu      sync.Mutex
+	live    map[string]*liveSession // sessions served by this instance
+	listens map[*stream]*Call       // open 2026-07-28 subscriptions/listen streams
+	janitor chan struct{}           // closed to stop the expiry loop
+
+	janitorWG sync.WaitGroup
+}
+
+// New returns a Handler serving engine with the given options; nil opts
+// means defaults. Call Shutdown to end its sessions and streams.
+func New(engine Engine, opts *Options) *Handler {
+	h := &Handler{
+		engine:    engine,
+		cfg:       newConfig(opts),
+		shutdownC: make(chan struct{}),
+		live:      make(map[string]*liveSession),
+		listens:   make(map[*stream]*Call),
+	}
+	if opts != nil && opts.Sessions != nil {
+		h.sessions = opts.Sessions
+	} else {
+		h.sessions = NewMemorySessionStore()
+	}
+	h.ctx, h.cancel = context.WithCancel(context.Background())
+	return h
+}
+
+// ServeHTTP routes a request to its era's handling after the guards that
+// every era shares.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.closing.Load() {
+		writeRefusal(w, noID, errShuttingDown)
+		return
+	}
+	if err := h.checkOrigin(r); err != nil {
+		writeRefusal(w, noID, err)
+		return
+	}
+	if r.Method == http.MethodOptions {
+		h.preflight(w, r)
+		return
+	}
+	h.setCORS(w, r)
+	h.inflight.Add(1)
+	defer h.inflight.Done()
+	switch r.Method {
+	case http.MethodPost:
+		h.servePost(w, r)
+	case http.MethodGet:
+		h.serveGet(w, r)
+	case http.MethodDelete:
+		h.serveDelete(w, r)
+	default:
+		w.Header().Set("Allow", "GET, POST, DELETE, OPTIONS")
+		writeRefusal(w, noID, refusal(http.StatusMethodNotAllowed, -32000, "method not allowed"))
+	}
+}
+
+// servePost reads and classifies a POST body (classify.go) and hands it to
+// its era.
+func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
+	if r.URL.RawQuery != "" && r.URL.Query().Has(legacySessionParam) {
+		h.serveLegacyPost(w, r)
+		return
+	}
+	if err := checkContentType(r); err != nil {
+		writeRefusal(w, noID, err)
+		return
+	}
+	accept := parseAccept(r)
+	if !accept.json && !accept.sse {
+		writeRefusal(w, noID, errNotAcceptable)
+		return
+	}
+	buf, herr := h.readBody(w, r)
+	if herr != nil {
+		writeRefusal(w, noID, herr)
+		return
+	}
+	defer putBuffer(buf)
+	req, herr := classify(r, buf.Bytes())
+	if herr != nil {
+		writeRefusal(w, noID, herr)
+		return
+	}
+	if req.modern {
+		h.serveModern(w, r, req, accept)
+		return
+	}
+	h.serveStreamablePost(w, r, req, accept)
+}
+
+// Shutdown stops accepting requests, ends every 2026-07-28 listen stream
+// with its final result, ends the streams of 2025-era and 2024-11-05
+// sessions, and waits for calls in flight to finish. When ctx is done
+// first, the remaining calls are cancelled and ctx's error returned.
+func (h *Handler) Shutdown(ctx context.Context) error {
+	if !h.closing.CompareAndSwap(false, true) {
+		return nil
+	}
+	close(h.shutdownC)
+	h.mu.Lock()
+	listens := make([]*Call, 0, len(h.listens))
+	for _, c := range h.listens {
+		listens = append(listens, c)
+	}
+	sessions := make([]*liveSession, 0, len(h.live))
+	for _, s := range h.live {
+		sessions = append(sessions, s)
+	}
+	h.mu.Unlock()
+	for _, c := range listens {
+		c.out.finish(listenResult(c.Request.ID))
+		c.cancel()
+	}
+	for _, s := range sessions {
+		s.closeStreams()
+	}
+	done := make(chan struct{})
+	go func() {
+		h.inflight.Wait()
+		close(done)
+	}()
+	h.stopJanitor()
+	var err error
+	select {
+	case <-done:
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	h.cancel() // cancels what is left, ends sessions on this instance
+	for _, s := range sessions {
+		s.end(context.WithoutCancel(ctx), false)
+	}
+	if c, ok := h.sessions.(interface{ Close() error }); ok {
+		_ = c.Close()
+	}
+	return err
+}

@@ -1,0 +1,128 @@
+package httptransport
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/mcpmount/mcpmount/identity"
+	"github.com/mcpmount/mcpmount/jsonrpc"
+	"github.com/mcpmount/mcpmount/sse"
+)
+
+// legacySessionParam is the query parameter naming a 2024-11-05 session in
+// the endpoint URI, as the TypeScript SDK spells it.
+const legacySessionParam = "sessionId"
+
+// serveLegacyGet opens a 2024-11-05 HTTP+SSE session (digest 3): the first
+// event is "endpoint", naming the URI for the client's POSTs; every message
+// to the client follows as a "message" event on this stream. The session
+// lives as long as this GET.
+func (h *Handler) serveLegacyGet(w http.ResponseWriter, r *http.Request) {
+	if !parseAccept(r).sse {
+		writeRefusal(w, noID, errNotAcceptableSSE)
+		return
+	}
+	owner := identity.FromContext(r.Context()).Owner()
+	sess := &Session{ID: newSessionID(), Version: Version20241105, Legacy: true}
+	if err := h.sessions.Put(r.Context(), &SessionRecord{ID: sess.ID, Owner: owner, Version: sess.Version, Legacy: true}, 0); err != nil {
+		h.cfg.logger.Error("mcp: storing legacy session failed", "error", err)
+		writeRefusal(w, noID, refusal(http.StatusInternalServerError, jsonrpc.CodeInternalError, "could not store the session"))
+		return
+	}
+	ls := h.newLiveSession(sess, owner)
+	ls.standalone.eventName = "message"
+	ls, err := h.adopt(ls)
+	if err != nil {
+		writeRefusal(w, noID, refusal(http.StatusInternalServerError, jsonrpc.CodeInternalError, "could not open the session"))
+		return
+	}
+	defer ls.end(context.WithoutCancel(r.Context()), true)
+
+	st := ls.standalone
+	detached, _ := st.attach(w, 0, false)
+	endpoint := h.legacyEndpoint(r) + "?" + legacySessionParam + "=" + url.QueryEscape(sess.ID)
+	st.mu.Lock()
+	st.writeLocked(sse.Event{Name: "endpoint", Data: []byte(endpoint)})
+	st.startTimer()
+	st.mu.Unlock()
+	ls.mu.Lock()
+	ls.active++
+	ls.mu.Unlock()
+	select {
+	case <-detached:
+	case <-st.doneC:
+	case <-r.Context().Done():
+	case <-h.shutdownC:
+	}
+	st.detach()
+}
+
+// legacyEndpoint is the URI of the POST endpoint: Options.LegacyEndpoint,
+// or the path the client requested (RequestURI, which routers and
+// http.StripPrefix leave as sent), under X-Forwarded-Prefix when a proxy
+// that strips a prefix says so.
+func (h *Handler) legacyEndpoint(r *http.Request) string {
+	if h.cfg.legacyEndpoint != "" {
+		return h.cfg.legacyEndpoint
+	}
+	path := r.URL.EscapedPath()
+	if u, err := url.ParseRequestURI(r.RequestURI); err == nil && u.Path != "" {
+		path = u.EscapedPath()
+	}
+	if prefix := strings.TrimSuffix(r.Header.Get("X-Forwarded-Prefix"), "/"); prefix != "" && strings.HasPrefix(prefix, "/") {
+		path = prefix + path
+	}
+	return path
+}
+
+// serveLegacyPost takes a 2024-11-05 client message: 202 Accepted, and the
+// answer travels on the session's event stream (digest 3). An unknown
+// session gets 404 and a missing one 400.
+func (h *Handler) serveLegacyPost(w http.ResponseWriter, r *http.Request) {
+	sid := r.URL.Query().Get(legacySessionParam)
+	if sid == "" || !validSessionID(sid) {
+		writeRefusal(w, noID, refusal(http.StatusBadRequest, jsonrpc.CodeServerError, "sessionId query parameter required"))
+		return
+	}
+	if err := checkContentType(r); err != nil {
+		writeRefusal(w, noID, err)
+		return
+	}
+	owner := identity.FromContext(r.Context()).Owner()
+	h.mu.Lock()
+	ls := h.live[sid]
+	h.mu.Unlock()
+	if ls == nil || !ls.sess.Legacy || ls.owner != owner {
+		writeRefusal(w, noID, errSessionNotFound)
+		return
+	}
+	buf, herr := h.readBody(w, r)
+	if herr != nil {
+		writeRefusal(w, noID, herr)
+		return
+	}
+	m, err := jsonrpc.Decode(buf.Bytes())
+	putBuffer(buf)
+	if err != nil {
+		id := noID
+		if m != nil {
+			id = m.ID
+		}
+		writeRefusal(w, id, rpcRefusal(err))
+		return
+	}
+	ls.touch(r.Context())
+	switch {
+	case m.IsResponse():
+		ls.deliverReply(m)
+	case m.IsNotification():
+		h.notify(r.Context(), ls, m)
+	default:
+		st := h.newStream(nil, acceptance{json: true}, false)
+		st.relay = ls.standalone.sendRaw
+		h.startCall(r, ls, ls.sess.Version, m, st)
+	}
+	w.WriteHeader(http.StatusAccepted)
+}

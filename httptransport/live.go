@@ -1,0 +1,206 @@
+package httptransport
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mcpmount/mcpmount/jsonrpc"
+)
+
+// liveSession is what this instance holds of a session it serves: the
+// calls in flight, their streams, the standalone stream and the routing of
+// server-to-client requests. The durable part lives in the SessionStore.
+type liveSession struct {
+	h     *Handler
+	id    string
+	owner string
+	sess  *Session
+	ctx   context.Context // cancelled when the session ends here
+	stop  context.CancelFunc
+
+	mu         sync.Mutex
+	calls      map[string]*Call        // in flight, by request id
+	pending    map[string]pendingReply // server requests awaiting answers
+	streams    map[string]*stream      // live call streams, by stream id
+	standalone *stream                 // GET stream (2025) or event stream (2024-11-05)
+	nextStream int
+	nextReq    int
+	active     int // calls in flight and attached GET streams
+	lastUsed   time.Time
+	ended      bool
+}
+
+type pendingReply struct {
+	call *Call
+	id   jsonrpc.ID // the id the engine gave the request
+}
+
+func (h *Handler) newLiveSession(sess *Session, owner string) *liveSession {
+	ls := &liveSession{
+		h: h, id: sess.ID, owner: owner, sess: sess,
+		calls:    make(map[string]*Call),
+		pending:  make(map[string]pendingReply),
+		streams:  make(map[string]*stream),
+		lastUsed: time.Now(),
+	}
+	ls.ctx, ls.stop = context.WithCancel(h.ctx)
+	st := h.newStream(nil, acceptance{sse: true}, false)
+	st.standalone, st.sess, st.id = true, ls, "0"
+	ls.standalone = st
+	return ls
+}
+
+// Send implements Sender for the engine's session-level messages: they go
+// to the standalone stream (digest 1.5), or to the event store while no GET
+// is attached.
+func (ls *liveSession) Send(ctx context.Context, msg *jsonrpc.Message) error {
+	return ls.standalone.send(msg)
+}
+
+// newCallStream registers a resumable stream for a call.
+func (ls *liveSession) newCallStream(st *stream) {
+	ls.mu.Lock()
+	ls.nextStream++
+	st.sess, st.id = ls, strconv.Itoa(ls.nextStream)
+	ls.streams[st.id] = st
+	ls.mu.Unlock()
+	st.priming = ls.h.cfg.events != nil && ls.sess.Version >= Version20251125
+}
+
+// addCall records a call in flight; a request id already in flight is
+// refused (ids must not be reused within a session).
+func (ls *liveSession) addCall(c *Call) bool {
+	key := c.Request.ID.Raw()
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if _, dup := ls.calls[key]; dup || ls.ended {
+		return false
+	}
+	ls.calls[key] = c
+	ls.active++
+	return true
+}
+
+func (ls *liveSession) removeCall(c *Call) {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	delete(ls.calls, c.Request.ID.Raw())
+	delete(ls.streams, c.out.id)
+	for k, p := range ls.pending {
+		if p.call == c {
+			delete(ls.pending, k)
+		}
+	}
+	ls.active--
+	ls.lastUsed = time.Now()
+}
+
+// registerRequest gives a server-to-client request an id unique in the
+// session, so answers route back to the call that asked, whatever ids the
+// engine uses.
+func (ls *liveSession) registerRequest(c *Call, engineID jsonrpc.ID) jsonrpc.ID {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	ls.nextReq++
+	id := jsonrpc.StringID("mcpmount-" + strconv.Itoa(ls.nextReq))
+	ls.pending[id.Raw()] = pendingReply{call: c, id: engineID}
+	return id
+}
+
+// deliverReply routes a client's answer to the call that asked. It reports
+// false for an answer nobody awaits.
+func (ls *liveSession) deliverReply(msg *jsonrpc.Message) bool {
+	ls.mu.Lock()
+	p, ok := ls.pending[msg.ID.Raw()]
+	delete(ls.pending, msg.ID.Raw())
+	ls.mu.Unlock()
+	if !ok {
+		return false
+	}
+	reply := *msg
+	reply.ID = p.id
+	select {
+	case p.call.replies <- &reply:
+		return true
+	default:
+		return false
+	}
+}
+
+// cancelCall cancels the call with the given request id
+// (notifications/cancelled); unknown ids are ignored, as the spec asks.
+func (ls *liveSession) cancelCall(requestID jsonrpc.ID) {
+	ls.mu.Lock()
+	c := ls.calls[requestID.Raw()]
+	ls.mu.Unlock()
+	if c != nil && c.Request.Method != "initialize" {
+		c.cancel()
+	}
+}
+
+// touch records activity and extends the stored record's life.
+func (ls *liveSession) touch(ctx context.Context) {
+	ls.mu.Lock()
+	ls.lastUsed = time.Now()
+	ls.mu.Unlock()
+	if ls.h.cfg.idleTimeout > 0 {
+		_ = ls.h.sessions.Touch(ctx, ls.id, ls.h.cfg.idleTimeout)
+	}
+}
+
+// save stores the engine's state if it changed.
+func (ls *liveSession) save(ctx context.Context) {
+	if !ls.sess.takeDirty() {
+		return
+	}
+	rec := &SessionRecord{ID: ls.id, Owner: ls.owner, Version: ls.sess.Version, Legacy: ls.sess.Legacy, State: ls.sess.State()}
+	if err := ls.h.sessions.Put(ctx, rec, ls.h.cfg.idleTimeout); err != nil {
+		ls.h.cfg.logger.Warn("mcp: saving session state failed", "session", ls.id, "error", err)
+	}
+}
+
+// idle reports whether the session has had nothing in flight for d.
+func (ls *liveSession) idle(now time.Time, d time.Duration) bool {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	return ls.active == 0 && now.Sub(ls.lastUsed) > d
+}
+
+// closeStreams ends the standalone stream so its GET returns; calls go on.
+func (ls *liveSession) closeStreams() { ls.standalone.cut() }
+
+// end ends the session on this instance: its calls are cancelled, its
+// streams cut, and, when forget is set, its record and events deleted.
+func (ls *liveSession) end(ctx context.Context, forget bool) {
+	ls.mu.Lock()
+	if ls.ended {
+		ls.mu.Unlock()
+		return
+	}
+	ls.ended = true
+	streams := make([]*stream, 0, len(ls.streams))
+	for _, st := range ls.streams {
+		streams = append(streams, st)
+	}
+	ls.mu.Unlock()
+	ls.stop()
+	ls.standalone.cut()
+	for _, st := range streams {
+		st.cut()
+	}
+	ls.h.mu.Lock()
+	if ls.h.live[ls.id] == ls {
+		delete(ls.h.live, ls.id)
+	}
+	ls.h.mu.Unlock()
+	if forget {
+		if err := ls.h.sessions.Delete(ctx, ls.id); err != nil {
+			ls.h.cfg.logger.Warn("mcp: deleting session failed", "session", ls.id, "error", err)
+		}
+		if ls.h.cfg.events != nil {
+			_ = ls.h.cfg.events.SessionClosed(ctx, ls.id)
+		}
+	}
+}

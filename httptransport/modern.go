@@ -1,0 +1,134 @@
+package httptransport
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"slices"
+
+	"github.com/mcpmount/mcpmount/jsonrpc"
+)
+
+const methodListen = "subscriptions/listen"
+
+// serveModern answers a 2026-07-28 POST, validating in the order of the
+// conformance suite's reference server (digest 2.5) so that every failure
+// gets the status and code of digest 2.6 before anything is streamed:
+//
+//  1. MCP-Protocol-Version missing: 400, -32020.
+//  2. params._meta without protocolVersion or clientCapabilities: 400, -32602.
+//  3. header and _meta versions differ: 400, -32020.
+//  4. version not served: 400, -32022 with the versions served.
+//  5. Mcp-Method, Mcp-Name and Mcp-Param-* against the body: 400, -32020.
+//  6. the engine runs; -32601 from it answers 404.
+//
+// The call's context is the HTTP request's: a client dropping the request
+// cancels exactly this call (digest 2.7), and nothing is written after.
+func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *request, accept acceptance) {
+	m := req.msgs[0]
+	if err := req.errs[0]; err != nil {
+		writeRefusal(w, m.ID, rpcRefusal(err))
+		return
+	}
+	if m.IsResponse() {
+		writeRefusal(w, m.ID, errModernBody)
+		return
+	}
+	if m.IsNotification() {
+		// No client notification is defined over 2026-07-28 HTTP; accept
+		// and ignore, as the transport page allows (digest 2.2).
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	desc := h.engine.Describe(r.Context())
+	version, rerr := h.checkModern(r, req.params, desc)
+	if rerr == nil {
+		rerr = checkStandardHeaders(r.Header, m, req.params, desc)
+	}
+	if rerr != nil {
+		writeRPCError(w, http.StatusBadRequest, m.ID, rerr)
+		return
+	}
+
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	stop := context.AfterFunc(h.ctx, cancel)
+	defer stop()
+	st := h.newStream(w, accept, true)
+	call := &Call{Request: m, Version: version, Header: r.Header, out: st, cancel: cancel}
+	if m.Method == methodListen {
+		h.mu.Lock()
+		h.listens[st] = call
+		h.mu.Unlock()
+		defer func() {
+			h.mu.Lock()
+			delete(h.listens, st)
+			h.mu.Unlock()
+		}()
+	}
+	st.startTimer()
+	resp, err := h.engine.Serve(ctx, call)
+	if ctx.Err() != nil {
+		st.cut()
+		st.detach()
+		return
+	}
+	st.finish(responseOf(m.ID, resp, err))
+	st.detach()
+}
+
+// checkModern runs steps 1 to 4 of serveModern and returns the version.
+func (h *Handler) checkModern(r *http.Request, p *reqParams, desc *Description) (string, *jsonrpc.Error) {
+	header := r.Header.Values("Mcp-Protocol-Version")
+	if len(header) != 1 || header[0] == "" {
+		return "", headerMismatch("MCP-Protocol-Version header must appear once")
+	}
+	if p == nil || p.Meta == nil || p.Meta.ProtocolVersion == nil || p.Meta.ClientCapabilities == nil {
+		return "", jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "params._meta must carry io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities")
+	}
+	var version string
+	if json.Unmarshal(p.Meta.ProtocolVersion, &version) != nil {
+		return "", jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "io.modelcontextprotocol/protocolVersion must be a string")
+	}
+	if caps := bytes.TrimSpace(p.Meta.ClientCapabilities); len(caps) == 0 || caps[0] != '{' {
+		return "", jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "io.modelcontextprotocol/clientCapabilities must be an object")
+	}
+	if header[0] != version {
+		return "", headerMismatch("MCP-Protocol-Version header differs from params._meta")
+	}
+	// A 2025-era version in _meta is refused here too: those versions are
+	// served through initialize, never per request.
+	if version < Version20260728 || !slices.Contains(h.versions(desc), version) {
+		return "", unsupportedVersion(h.versions(desc), version)
+	}
+	return version, nil
+}
+
+// versions lists the versions served: those the engine serves that the
+// transport knows, newest first.
+func (h *Handler) versions(desc *Description) []string {
+	all := []string{Version20260728, Version20251125, Version20250618, Version20250326, Version20241105}
+	if desc == nil || len(desc.Versions) == 0 {
+		return all
+	}
+	return slices.DeleteFunc(all, func(v string) bool { return !slices.Contains(desc.Versions, v) })
+}
+
+// responseOf is the response to write for an engine's answer.
+func responseOf(id jsonrpc.ID, resp *jsonrpc.Message, err error) *jsonrpc.Message {
+	switch {
+	case err != nil:
+		return jsonrpc.NewError(id, asRPCError(err))
+	case resp == nil:
+		return jsonrpc.NewError(id, jsonrpc.Errorf(jsonrpc.CodeInternalError, "engine returned no response"))
+	}
+	return resp
+}
+
+// listenResult is the final result of a subscriptions/listen stream ended
+// gracefully by the server (digest 2.8).
+func listenResult(id jsonrpc.ID) *jsonrpc.Message {
+	result := `{"resultType":"complete","_meta":{"io.modelcontextprotocol/subscriptionId":` + id.Raw() + `}}`
+	return jsonrpc.NewResponse(id, json.RawMessage(result))
+}

@@ -1,0 +1,158 @@
+package httptransport
+
+import (
+	"log/slog"
+	"time"
+)
+
+// Options configures a Handler. A nil *Options, and the zero value of every
+// field, selects the documented default.
+type Options struct {
+	// MaxBodyBytes bounds a POST body. Larger bodies get 413 and a -32600
+	// error. Zero means 4 MiB; a negative value removes the limit (not
+	// recommended: an unbounded body is a memory-exhaustion vector).
+	MaxBodyBytes int64
+
+	// AllowedOrigins lists the browser origins (scheme://host[:port]) that
+	// may call the endpoint. A request whose Origin header is present and
+	// not allowed gets 403. Zero means: origins on localhost, 127.0.0.1
+	// and [::1], and the request's own origin (same Host), are allowed. An
+	// entry "*" allows every origin (only behind other protection).
+	AllowedOrigins []string
+
+	// AllowedHosts lists extra Host header values (host or host:port) that
+	// a server listening on a loopback address accepts. Requests to a
+	// loopback listener with any other Host get 403, which defeats DNS
+	// rebinding. Listeners on other addresses do not check Host.
+	AllowedHosts []string
+
+	// Stateless serves 2025-era clients without sessions: initialize mints
+	// no Mcp-Session-Id and every request is served on its own, so any
+	// instance behind a load balancer can answer any request. The GET
+	// stream, DELETE, resumability and server-to-client requests need
+	// sessions and are unavailable. 2026-07-28 requests are always
+	// stateless whatever this says.
+	Stateless bool
+
+	// Sessions stores 2025-era and 2024-11-05 sessions. Nil means an
+	// in-memory store owned by the handler; pass a shared store to let a
+	// session be served by any instance.
+	Sessions SessionStore
+
+	// SessionIdleTimeout ends a session that has had no request and no
+	// open stream for this long. Zero means 10 minutes; negative means
+	// sessions never expire.
+	SessionIdleTimeout time.Duration
+
+	// Events stores the events of 2025-era session streams so a client
+	// can resume a dropped stream with Last-Event-ID. Nil means a bounded
+	// in-memory store (see NewMemoryEventStore); use DisableResumability
+	// to turn resumability off.
+	Events EventStore
+
+	// DisableResumability turns off event ids, priming events and
+	// Last-Event-ID replay for 2025-era sessions.
+	DisableResumability bool
+
+	// RetryInterval is the reconnection delay sent in the SSE "retry"
+	// field of the priming event to 2025-11-25 clients. Zero sends none.
+	RetryInterval time.Duration
+
+	// KeepAlive is the interval of SSE comment lines on quiet streams, so
+	// proxies and clients do not time them out. Zero means 15 seconds;
+	// negative disables keep-alives.
+	KeepAlive time.Duration
+
+	// HeaderFlushDelay is how long a POST may run without sending anything
+	// before the transport opens its SSE stream (status, headers and one
+	// comment), so that clients and proxies with a first-byte timeout see
+	// the response start. Zero means 1 second; negative disables it.
+	HeaderFlushDelay time.Duration
+
+	// WriteTimeout bounds each write on a stream. The server's own
+	// http.Server.WriteTimeout is lifted for streams, so long-lived
+	// streams survive it; this per-write deadline still drops a client
+	// that stops reading. Zero means 30 seconds; negative means none.
+	WriteTimeout time.Duration
+
+	// Logger receives the transport's logs. Nil means slog.Default().
+	Logger *slog.Logger
+
+	// LegacyEndpoint is the URL (absolute, or absolute path) that the
+	// 2024-11-05 endpoint event names for the client's POSTs, without the
+	// query. Empty means the URL of the GET that opened the stream, as the
+	// client sent it, which is right under any router prefix or
+	// http.StripPrefix because the request URI is never rewritten there.
+	// Set it when a reverse proxy strips a path prefix before the request
+	// reaches this server.
+	LegacyEndpoint string
+}
+
+// config is Options with the defaults applied.
+type config struct {
+	maxBody          int64
+	allowedOrigins   map[string]bool
+	anyOrigin        bool
+	allowedHosts     map[string]bool
+	stateless        bool
+	idleTimeout      time.Duration
+	events           EventStore
+	retry            time.Duration
+	keepAlive        time.Duration
+	headerFlushDelay time.Duration
+	writeTimeout     time.Duration
+	logger           *slog.Logger
+	legacyEndpoint   string
+}
+
+func newConfig(o *Options) config {
+	if o == nil {
+		o = &Options{}
+	}
+	c := config{
+		maxBody:          orDefault(o.MaxBodyBytes, 4<<20),
+		stateless:        o.Stateless,
+		idleTimeout:      orDefault(o.SessionIdleTimeout, 10*time.Minute),
+		events:           o.Events,
+		retry:            o.RetryInterval,
+		keepAlive:        orDefault(o.KeepAlive, 15*time.Second),
+		headerFlushDelay: orDefault(o.HeaderFlushDelay, time.Second),
+		writeTimeout:     orDefault(o.WriteTimeout, 30*time.Second),
+		logger:           o.Logger,
+		legacyEndpoint:   o.LegacyEndpoint,
+	}
+	if c.logger == nil {
+		c.logger = slog.Default()
+	}
+	if len(o.AllowedOrigins) > 0 {
+		c.allowedOrigins = make(map[string]bool)
+		for _, origin := range o.AllowedOrigins {
+			if origin == "*" {
+				c.anyOrigin = true
+			}
+			c.allowedOrigins[origin] = true
+		}
+	}
+	c.allowedHosts = make(map[string]bool)
+	for _, h := range o.AllowedHosts {
+		c.allowedHosts[h] = true
+	}
+	if c.events == nil && !o.DisableResumability && !o.Stateless {
+		c.events = NewMemoryEventStore(nil)
+	}
+	if o.DisableResumability {
+		c.events = nil
+	}
+	return c
+}
+
+// orDefault returns def for zero, and zero (meaning "off") for negatives.
+func orDefault[T int64 | time.Duration](v, def T) T {
+	switch {
+	case v == 0:
+		return def
+	case v < 0:
+		return 0
+	}
+	return v
+}

@@ -1,0 +1,184 @@
+package httptransport
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"sync"
+	"time"
+)
+
+// ErrNoSession is returned by a SessionStore for an unknown or expired id.
+var ErrNoSession = errors.New("httptransport: no such session")
+
+// Session is a 2025-era or 2024-11-05 session as the engine sees it.
+type Session struct {
+	// ID is the session id: the Mcp-Session-Id header of 2025-era clients,
+	// the sessionId query parameter of 2024-11-05 clients.
+	ID string
+	// Version is the protocol version negotiated by initialize.
+	Version string
+	// Legacy reports a 2024-11-05 HTTP+SSE session.
+	Legacy bool
+
+	mu    sync.Mutex
+	state json.RawMessage
+	dirty bool
+}
+
+// State returns the engine's state for the session, as last set.
+func (s *Session) State() json.RawMessage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state
+}
+
+// SetState replaces the engine's state for the session. The transport saves
+// it in the SessionStore, so that another instance can serve the session.
+func (s *Session) SetState(state json.RawMessage) {
+	s.mu.Lock()
+	s.state, s.dirty = state, true
+	s.mu.Unlock()
+}
+
+// takeDirty reports whether the state changed since the last call.
+func (s *Session) takeDirty() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d := s.dirty
+	s.dirty = false
+	return d
+}
+
+// SessionRecord is what a SessionStore keeps of a session: enough for any
+// instance to serve it.
+type SessionRecord struct {
+	ID      string          `json:"id"`
+	Owner   string          `json:"owner,omitempty"`
+	Version string          `json:"version"`
+	Legacy  bool            `json:"legacy,omitempty"`
+	State   json.RawMessage `json:"state,omitempty"`
+}
+
+// SessionStore keeps session records. Implementations must be safe for
+// concurrent use. A shared store (Redis, a database) lets a 2025-era
+// session be served by whichever instance a load balancer picks; streams
+// and calls in flight stay on the instance that holds them.
+type SessionStore interface {
+	// Put creates or replaces a record that expires after ttl without a
+	// further Put or Touch; ttl <= 0 means it never expires.
+	Put(ctx context.Context, rec *SessionRecord, ttl time.Duration) error
+	// Get returns the record, or ErrNoSession.
+	Get(ctx context.Context, id string) (*SessionRecord, error)
+	// Touch extends the record's life by ttl, or returns ErrNoSession.
+	Touch(ctx context.Context, id string, ttl time.Duration) error
+	// Delete removes the record; deleting a missing one is not an error.
+	Delete(ctx context.Context, id string) error
+}
+
+// newSessionID returns a cryptographically random id of visible ASCII
+// (digest 1.8): 26 base32 characters, 130 bits.
+func newSessionID() string { return rand.Text() }
+
+// validSessionID reports whether id holds only visible ASCII (0x21-0x7E).
+func validSessionID(id string) bool {
+	if id == "" || len(id) > 256 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if id[i] < 0x21 || id[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// MemorySessionStore is the default SessionStore: records in a map, each
+// dropped when its time is up.
+type MemorySessionStore struct {
+	mu      sync.Mutex
+	records map[string]memoryRecord
+	now     func() time.Time
+}
+
+type memoryRecord struct {
+	rec     SessionRecord
+	expires time.Time // zero: never
+}
+
+// NewMemorySessionStore returns an empty in-memory store.
+func NewMemorySessionStore() *MemorySessionStore {
+	return &MemorySessionStore{records: make(map[string]memoryRecord), now: time.Now}
+}
+
+func (m *MemorySessionStore) deadline(ttl time.Duration) time.Time {
+	if ttl <= 0 {
+		return time.Time{}
+	}
+	return m.now().Add(ttl)
+}
+
+// Put implements SessionStore.
+func (m *MemorySessionStore) Put(_ context.Context, rec *SessionRecord, ttl time.Duration) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.records[rec.ID] = memoryRecord{rec: *rec, expires: m.deadline(ttl)}
+	return nil
+}
+
+// Get implements SessionStore.
+func (m *MemorySessionStore) Get(_ context.Context, id string) (*SessionRecord, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, ok := m.records[id]
+	if !ok || (!r.expires.IsZero() && m.now().After(r.expires)) {
+		delete(m.records, id)
+		return nil, ErrNoSession
+	}
+	rec := r.rec
+	return &rec, nil
+}
+
+// Touch implements SessionStore.
+func (m *MemorySessionStore) Touch(_ context.Context, id string, ttl time.Duration) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, ok := m.records[id]
+	if !ok || (!r.expires.IsZero() && m.now().After(r.expires)) {
+		delete(m.records, id)
+		return ErrNoSession
+	}
+	r.expires = m.deadline(ttl)
+	m.records[id] = r
+	return nil
+}
+
+// Delete implements SessionStore.
+func (m *MemorySessionStore) Delete(_ context.Context, id string) error {
+	m.mu.Lock()
+	delete(m.records, id)
+	m.mu.Unlock()
+	return nil
+}
+
+// Sweep drops expired records and returns how many it dropped.
+func (m *MemorySessionStore) Sweep() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now, n := m.now(), 0
+	for id, r := range m.records {
+		if !r.expires.IsZero() && now.After(r.expires) {
+			delete(m.records, id)
+			n++
+		}
+	}
+	return n
+}
+
+// Len returns the number of records held, expired or not.
+func (m *MemorySessionStore) Len() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.records)
+}

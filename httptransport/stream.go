@@ -1,0 +1,299 @@
+package httptransport
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mcpmount/mcpmount/jsonrpc"
+	"github.com/mcpmount/mcpmount/sse"
+)
+
+// errStreamClosed is returned when a message is sent for a call whose
+// stream has ended: the response was written, or the call was cancelled.
+var errStreamClosed = errors.New("httptransport: stream closed")
+
+// stream is where one call's messages go: the call's own POST response,
+// answered as JSON when nothing precedes the response and as SSE otherwise.
+// In 2025-era sessions a stream outlives its HTTP response: its events are
+// kept in the EventStore and a GET with Last-Event-ID attaches a new
+// response to it. The session's standalone GET stream is a stream too.
+//
+// All writes happen under mu, from the engine's goroutines and the
+// keep-alive timer alike.
+type stream struct {
+	h      *Handler
+	mu     sync.Mutex
+	w      http.ResponseWriter // nil while no response is attached
+	sw     *sse.Writer
+	accept acceptance
+	open   bool // SSE status and headers written on w
+	ended  bool // the final message was written or the stream was cut
+
+	modern     bool
+	standalone bool // a GET stream: no final response
+	status     func(*jsonrpc.Error) int
+	header     func(http.Header) // extra response headers (e.g. Mcp-Session-Id)
+
+	eventName string            // "message" on 2024-11-05 streams
+	relay     func(data []byte) // if set, messages go here instead (batch members)
+
+	timer   *time.Timer
+	attachC chan struct{} // closed and replaced when a response detaches
+	doneC   chan struct{} // closed when the stream ends
+
+	// Resumability (2025-era sessions with an EventStore).
+	sess    *liveSession
+	id      string // stream id, unique in the session
+	seq     int    // index of the last event written
+	priming bool   // send a priming event when the SSE stream opens
+}
+
+func (h *Handler) newStream(w http.ResponseWriter, accept acceptance, modern bool) *stream {
+	s := &stream{h: h, w: w, accept: accept, modern: modern, doneC: make(chan struct{})}
+	if modern {
+		s.status = modernStatus
+	} else {
+		s.status = legacyStatus
+	}
+	return s
+}
+
+// startTimer arms the early header flush, or the keep-alive on an open
+// stream.
+func (s *stream) startTimer() {
+	d := s.h.cfg.headerFlushDelay
+	if s.open || d == 0 {
+		d = s.h.cfg.keepAlive
+	}
+	if d > 0 && s.accept.sse {
+		s.timer = time.AfterFunc(d, s.tick)
+	}
+}
+
+// tick opens a stream that has stayed silent, or sends a keep-alive comment.
+func (s *stream) tick() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended {
+		return
+	}
+	if s.w != nil {
+		if !s.open {
+			s.openLocked()
+		} else {
+			s.writeLocked(sse.Event{IsComment: true})
+		}
+	}
+	if s.h.cfg.keepAlive > 0 {
+		s.timer.Reset(s.h.cfg.keepAlive)
+	}
+}
+
+// openLocked writes the SSE status and headers, lifts the server's write
+// timeout for this response, and sends the priming event (2025-11-25 with
+// resumability) or a comment, so that a DATA frame follows the headers
+// through HTTP/2 proxies.
+func (s *stream) openLocked() {
+	if s.sw == nil {
+		s.sw = sse.NewWriter(s.w)
+	}
+	h := s.w.Header()
+	sse.SetHeaders(h)
+	if s.header != nil {
+		s.header(h)
+	}
+	s.w.WriteHeader(http.StatusOK)
+	s.open = true
+	_ = s.sw.SetWriteDeadline(time.Time{})
+	if s.priming {
+		s.priming = false
+		s.writeLocked(sse.Event{ID: s.nextIDLocked(nil), HasID: true, Retry: s.h.cfg.retry})
+		return
+	}
+	s.writeLocked(sse.Event{IsComment: true})
+}
+
+// nextIDLocked assigns the next event id of a resumable stream and records
+// data in the event store.
+func (s *stream) nextIDLocked(data []byte) string {
+	if !s.resumable() {
+		return ""
+	}
+	s.seq++
+	if err := s.h.cfg.events.Append(s.sess.ctx, s.sess.id, s.id, s.seq, data); err != nil {
+		s.h.cfg.logger.Warn("mcp: event store append failed", "session", s.sess.id, "error", err)
+	}
+	return s.id + "_" + strconv.Itoa(s.seq)
+}
+
+// resumable reports whether the stream's events carry ids and are stored.
+func (s *stream) resumable() bool {
+	return s.sess != nil && s.h.cfg.events != nil && !s.sess.sess.Legacy
+}
+
+// writeLocked writes one event to the attached response, if any. A failed
+// write detaches the response: the client is gone.
+func (s *stream) writeLocked(e sse.Event) {
+	if s.w == nil || !s.open {
+		return
+	}
+	if d := s.h.cfg.writeTimeout; d > 0 {
+		_ = s.sw.SetWriteDeadline(time.Now().Add(d))
+	}
+	var err error
+	if e.IsComment {
+		err = s.sw.WriteComment("")
+	} else {
+		err = s.sw.WriteEvent(e)
+	}
+	if err != nil {
+		s.detachLocked()
+	}
+}
+
+// send delivers a notification or server request for the call. Messages
+// sent before the client accepts SSE are dropped: without a stream there is
+// nowhere to put them.
+func (s *stream) send(msg *jsonrpc.Message) error {
+	data, err := msg.Encode()
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended {
+		return errStreamClosed
+	}
+	if s.relay != nil {
+		s.relay(data)
+		return nil
+	}
+	if !s.accept.sse {
+		return nil
+	}
+	if s.w != nil && !s.open {
+		s.openLocked()
+	}
+	s.writeLocked(sse.Event{ID: s.nextIDLocked(data), HasID: s.resumable(), Name: s.eventName, Data: data})
+	return nil
+}
+
+// sendRaw writes an encoded message as an event, opening the stream.
+func (s *stream) sendRaw(data []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended || s.w == nil {
+		return
+	}
+	if !s.open {
+		s.openLocked()
+	}
+	s.writeLocked(sse.Event{Name: s.eventName, Data: data})
+}
+
+// finish writes the response and ends the stream: as an SSE event if the
+// stream is open, otherwise as a JSON body with the era's status.
+func (s *stream) finish(resp *jsonrpc.Message) {
+	data, err := resp.Encode()
+	if err != nil {
+		data = errorBody(resp.ID, jsonrpc.Errorf(jsonrpc.CodeInternalError, "encoding response: "+err.Error()))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended {
+		return
+	}
+	s.endLocked()
+	if s.relay != nil {
+		s.relay(data)
+		return
+	}
+	if s.w == nil {
+		// Nobody is attached: keep it for a resuming client.
+		s.nextIDLocked(data)
+		return
+	}
+	if s.open || (!s.accept.json && s.accept.sse) {
+		if !s.open {
+			s.openLocked()
+		}
+		s.writeLocked(sse.Event{ID: s.nextIDLocked(data), HasID: s.resumable(), Name: s.eventName, Data: data})
+		return
+	}
+	h := s.w.Header()
+	if s.header != nil {
+		s.header(h)
+	}
+	writeJSON(s.w, s.status(resp.Error), data)
+}
+
+// cut ends the stream without a response: the call was cancelled or the
+// session ended.
+func (s *stream) cut() {
+	s.mu.Lock()
+	s.endLocked()
+	s.mu.Unlock()
+}
+
+func (s *stream) endLocked() {
+	if s.ended {
+		return
+	}
+	s.ended = true
+	if s.timer != nil {
+		s.timer.Stop()
+	}
+	close(s.doneC)
+}
+
+// detach releases the HTTP response; the handler returns right after.
+func (s *stream) detach() {
+	s.mu.Lock()
+	s.detachLocked()
+	s.mu.Unlock()
+}
+
+func (s *stream) detachLocked() {
+	if s.w == nil {
+		return
+	}
+	s.w, s.sw, s.open = nil, nil, false
+	if s.attachC != nil {
+		close(s.attachC)
+		s.attachC = nil
+	}
+}
+
+// attach binds a resuming GET's response to the stream, replaying the
+// events after index. It fails if another response is attached.
+func (s *stream) attach(w http.ResponseWriter, after int, replay bool) (detached <-chan struct{}, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.w != nil {
+		return nil, errStreamConflict
+	}
+	var events [][]byte
+	if replay && s.h.cfg.events != nil && s.sess != nil {
+		events, err = s.h.cfg.events.After(s.sess.ctx, s.sess.id, s.id, after)
+		if err != nil {
+			return nil, errUnknownEventID
+		}
+	}
+	s.w, s.sw = w, sse.NewWriter(w)
+	s.accept.sse = true
+	s.open = false
+	// Open without a priming event: the client already has an id.
+	s.priming = false
+	s.openLocked()
+	for i, data := range events {
+		if len(data) == 0 {
+			continue // a priming event
+		}
+		s.writeLocked(sse.Event{ID: s.id + "_" + strconv.Itoa(after+1+i), HasID: true, Data: data})
+	}
+	s.attachC = make(chan struct{})
+	return s.attachC, nil
+}

@@ -1,0 +1,443 @@
+package httptransport
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"sync"
+
+	"github.com/mcpmount/mcpmount/identity"
+	"github.com/mcpmount/mcpmount/jsonrpc"
+)
+
+// serveStreamablePost answers a POST under the 2025-era rules (digest 1):
+// initialize creates a session; every later request names it in
+// Mcp-Session-Id; a request without one gets 400 and an unknown one 404.
+func (h *Handler) serveStreamablePost(w http.ResponseWriter, r *http.Request, req *request, accept acceptance) {
+	first := req.msgs[0]
+	if !req.batch {
+		if err := req.errs[0]; err != nil {
+			writeRefusal(w, first.ID, rpcRefusal(err))
+			return
+		}
+	}
+	sid, herr := sessionIDHeader(r)
+	if herr != nil {
+		writeRefusal(w, noID, herr)
+		return
+	}
+	header := r.Header.Get("Mcp-Protocol-Version")
+	if header != "" && !slices.Contains(h.versions(h.engine.Describe(r.Context())), header) {
+		writeRPCError(w, http.StatusBadRequest, first.ID, unsupportedVersion(h.versions(h.engine.Describe(r.Context())), header))
+		return
+	}
+	if slices.ContainsFunc(req.msgs, func(m *jsonrpc.Message) bool { return m.Method == "initialize" }) {
+		switch {
+		case req.batch:
+			writeRefusal(w, noID, errInitInBatch)
+		case sid != "":
+			writeRefusal(w, first.ID, errReinitialize)
+		default:
+			h.initialize(w, r, first, accept)
+		}
+		return
+	}
+	if sid == "" {
+		if !h.cfg.stateless {
+			writeRefusal(w, first.ID, errSessionMissing)
+			return
+		}
+		version := header
+		if version == "" {
+			version = Version20250326 // digest 1.10: assume 2025-03-26
+		}
+		if req.batch && version != Version20250326 {
+			writeRefusal(w, noID, errBatchNotAllowed)
+			return
+		}
+		h.serveMessages(w, r, nil, version, req, accept)
+		return
+	}
+	ls, herr := h.lookup(r, sid)
+	if herr != nil {
+		writeRefusal(w, first.ID, herr)
+		return
+	}
+	if header != "" && header != ls.sess.Version && ls.sess.Version >= Version20250618 {
+		writeRPCError(w, http.StatusBadRequest, first.ID, jsonrpc.Errorf(jsonrpc.CodeServerError, "MCP-Protocol-Version differs from the session's version "+ls.sess.Version))
+		return
+	}
+	if req.batch && ls.sess.Version != Version20250326 {
+		writeRefusal(w, noID, errBatchNotAllowed)
+		return
+	}
+	ls.touch(r.Context())
+	h.serveMessages(w, r, ls, ls.sess.Version, req, accept)
+}
+
+// sessionIDHeader returns the Mcp-Session-Id, which must appear at most once
+// and hold visible ASCII.
+func sessionIDHeader(r *http.Request) (string, *httpError) {
+	values := r.Header.Values("Mcp-Session-Id")
+	switch {
+	case len(values) == 0:
+		return "", nil
+	case len(values) > 1 || !validSessionID(values[0]):
+		return "", errSessionHeader
+	}
+	return values[0], nil
+}
+
+// lookup finds a session this instance serves, or loads it from the store
+// and starts serving it here. A session owned by another principal is
+// reported as not found (digest 1.8, "Session Hijacking").
+func (h *Handler) lookup(r *http.Request, sid string) (*liveSession, *httpError) {
+	owner := identity.FromContext(r.Context()).Owner()
+	h.mu.Lock()
+	ls := h.live[sid]
+	h.mu.Unlock()
+	if ls != nil {
+		if ls.owner != owner {
+			return nil, errSessionNotFound
+		}
+		return ls, nil
+	}
+	rec, err := h.sessions.Get(r.Context(), sid)
+	if err != nil || rec.Owner != owner {
+		return nil, errSessionNotFound
+	}
+	sess := &Session{ID: rec.ID, Version: rec.Version, Legacy: rec.Legacy, state: rec.State}
+	ls, err = h.adopt(h.newLiveSession(sess, owner))
+	if err != nil {
+		return nil, errSessionNotFound
+	}
+	return ls, nil
+}
+
+// adopt registers a live session and opens it on the engine. If another
+// request adopted the same session first, that one wins.
+func (h *Handler) adopt(ls *liveSession) (*liveSession, error) {
+	h.mu.Lock()
+	if cur := h.live[ls.id]; cur != nil {
+		h.mu.Unlock()
+		ls.stop()
+		return cur, nil
+	}
+	h.live[ls.id] = ls
+	h.mu.Unlock()
+	h.startJanitor()
+	if err := h.engine.OpenSession(ls.ctx, ls.sess, ls); err != nil {
+		ls.end(context.WithoutCancel(ls.ctx), false)
+		return nil, err
+	}
+	return ls, nil
+}
+
+// initialize creates a session (or, with Options.Stateless, answers
+// without one) and mints its id once the engine accepted the handshake.
+func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message, accept acceptance) {
+	if h.cfg.stateless {
+		req := &request{msgs: []*jsonrpc.Message{m}, errs: []error{nil}}
+		h.serveMessages(w, r, nil, requestedVersion(m), req, accept)
+		return
+	}
+	sess := &Session{ID: newSessionID(), Version: requestedVersion(m)}
+	owner := identity.FromContext(r.Context()).Owner()
+	ls := h.newLiveSession(sess, owner)
+	st := h.newStream(w, accept, false)
+	st.header = func(hd http.Header) { hd.Set("Mcp-Session-Id", sess.ID) }
+	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
+	defer cancel()
+	call := &Call{Request: m, Version: sess.Version, Session: sess, Header: r.Header, out: st, cancel: cancel}
+	st.startTimer()
+	resp, err := h.engine.Serve(ctx, call)
+	resp = responseOf(m.ID, resp, err)
+	if resp.Error == nil {
+		sess.Version = negotiatedVersion(resp, sess.Version)
+		sess.takeDirty()
+		rec := &SessionRecord{ID: sess.ID, Owner: owner, Version: sess.Version, State: sess.State()}
+		if err := h.sessions.Put(r.Context(), rec, h.cfg.idleTimeout); err != nil {
+			h.cfg.logger.Error("mcp: storing new session failed", "error", err)
+			resp = jsonrpc.NewError(m.ID, jsonrpc.Errorf(jsonrpc.CodeInternalError, "could not store the session"))
+		} else if _, err := h.adopt(ls); err != nil {
+			h.cfg.logger.Error("mcp: engine refused the session", "error", err)
+			resp = jsonrpc.NewError(m.ID, jsonrpc.Errorf(jsonrpc.CodeInternalError, "could not open the session"))
+		}
+	}
+	if resp.Error != nil {
+		st.header = nil
+		ls.stop()
+	}
+	st.finish(resp)
+	st.detach()
+}
+
+// negotiatedVersion reads protocolVersion from an initialize result.
+func negotiatedVersion(resp *jsonrpc.Message, def string) string {
+	var res struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	if json.Unmarshal(resp.Result, &res) == nil && res.ProtocolVersion != "" {
+		return res.ProtocolVersion
+	}
+	return def
+}
+
+// requestedVersion is initialize's requested version when the transport
+// knows it as a 2025-era one, else the newest 2025-era version.
+func requestedVersion(m *jsonrpc.Message) string {
+	var p struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	_ = json.Unmarshal(m.Params, &p)
+	switch p.ProtocolVersion {
+	case Version20241105, Version20250326, Version20250618, Version20251125:
+		return p.ProtocolVersion
+	}
+	return Version20251125
+}
+
+// serveMessages handles the messages of a 2025-era POST: answers to server
+// requests go to the calls that asked, notifications to the engine (or,
+// for notifications/cancelled, to the call they name), and requests become
+// calls. Without requests the answer is 202 (digest 1.2, P4).
+func (h *Handler) serveMessages(w http.ResponseWriter, r *http.Request, ls *liveSession, version string, req *request, accept acceptance) {
+	var calls []*jsonrpc.Message
+	for i, m := range req.msgs {
+		switch {
+		case req.errs[i] != nil:
+			if !req.batch {
+				writeRefusal(w, m.ID, rpcRefusal(req.errs[i]))
+				return
+			}
+		case m.IsResponse():
+			if ls != nil {
+				ls.deliverReply(m)
+			}
+		case m.IsNotification():
+			h.notify(r.Context(), ls, m)
+		default:
+			calls = append(calls, m)
+		}
+	}
+	if ls != nil {
+		ls.save(r.Context())
+	}
+	switch len(calls) {
+	case 0:
+		w.WriteHeader(http.StatusAccepted)
+	case 1:
+		st := h.newStream(w, accept, false)
+		h.runCall(w, r, ls, version, calls[0], st)
+	default:
+		h.serveBatch(w, r, ls, version, calls, accept)
+	}
+}
+
+// notify handles a client notification in a session.
+func (h *Handler) notify(ctx context.Context, ls *liveSession, m *jsonrpc.Message) {
+	if m.Method == "notifications/cancelled" {
+		var p struct {
+			RequestID jsonrpc.ID `json:"requestId"`
+		}
+		if ls != nil && json.Unmarshal(m.Params, &p) == nil && p.RequestID.IsValid() {
+			ls.cancelCall(p.RequestID)
+		}
+		return
+	}
+	var sess *Session
+	if ls != nil {
+		sess = ls.sess
+	}
+	h.engine.Notify(ctx, sess, m)
+}
+
+// runCall serves one 2025-era request on st. The engine runs on a context
+// detached from the HTTP request: a dropped connection does not cancel a
+// 2025-era call (digest 1.3); notifications/cancelled and the end of the
+// session do. The POST waits for the response, or for the client to leave.
+func (h *Handler) runCall(w http.ResponseWriter, r *http.Request, ls *liveSession, version string, m *jsonrpc.Message, st *stream) {
+	done := h.startCall(r, ls, version, m, st)
+	if done == nil {
+		return
+	}
+	select {
+	case <-done:
+	case <-r.Context().Done():
+	}
+	st.detach()
+}
+
+// startCall starts the engine on a call and returns a channel closed when
+// the call's stream ends, or nil if the call was refused (already answered).
+func (h *Handler) startCall(r *http.Request, ls *liveSession, version string, m *jsonrpc.Message, st *stream) <-chan struct{} {
+	parent := h.ctx
+	if ls != nil {
+		parent = ls.ctx
+	}
+	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
+	stop := context.AfterFunc(parent, cancel)
+	call := &Call{Request: m, Version: version, Header: r.Header.Clone(), out: st, cancel: cancel}
+	if ls != nil {
+		call.Session, call.live = ls.sess, ls
+		call.replies = make(chan *jsonrpc.Message, 8)
+		if !ls.sess.Legacy {
+			ls.newCallStream(st)
+		}
+		if !ls.addCall(call) {
+			stop()
+			cancel()
+			st.finish(jsonrpc.NewError(m.ID, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "request id already in flight in this session")))
+			return nil
+		}
+	}
+	st.startTimer()
+	h.inflight.Add(1)
+	go func() {
+		defer h.inflight.Done()
+		defer stop()
+		defer cancel()
+		resp, err := h.engine.Serve(ctx, call)
+		resp = responseOf(m.ID, resp, err)
+		if ctx.Err() != nil {
+			st.cut() // cancelled: no response follows (digest 1.11)
+		} else {
+			st.finish(resp)
+		}
+		if ls != nil {
+			ls.removeCall(call)
+			ls.save(context.WithoutCancel(ctx))
+		}
+	}()
+	return st.doneC
+}
+
+// serveBatch serves a 2025-03-26 batch of requests on one SSE stream, each
+// response an event, or as a JSON array for clients that take no SSE.
+func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, ls *liveSession, version string, calls []*jsonrpc.Message, accept acceptance) {
+	batch := h.newStream(w, acceptance{sse: true}, false)
+	var (
+		mu        sync.Mutex
+		collected []json.RawMessage
+	)
+	dones := make([]<-chan struct{}, 0, len(calls))
+	for _, m := range calls {
+		sub := h.newStream(nil, acceptance{json: true}, false)
+		sub.relay = func(data []byte) {
+			if accept.sse {
+				batch.sendRaw(data)
+				return
+			}
+			mu.Lock()
+			collected = append(collected, data)
+			mu.Unlock()
+		}
+		if d := h.startCall(r, ls, version, m, sub); d != nil {
+			dones = append(dones, d)
+		}
+	}
+	for _, d := range dones {
+		select {
+		case <-d:
+		case <-r.Context().Done():
+		}
+	}
+	if accept.sse {
+		batch.cut()
+		batch.detach()
+		return
+	}
+	body, _ := json.Marshal(collected)
+	writeJSON(w, http.StatusOK, body)
+}
+
+// serveGet answers a GET: with Mcp-Session-Id or Last-Event-ID it opens or
+// resumes a 2025-era stream; without either it is the 2024-11-05 handshake
+// (digest 2.9 and 3).
+func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
+	sid, herr := sessionIDHeader(r)
+	if herr != nil {
+		writeRefusal(w, noID, herr)
+		return
+	}
+	lastID := r.Header.Get("Last-Event-Id")
+	if sid == "" && lastID == "" {
+		h.serveLegacyGet(w, r)
+		return
+	}
+	if !parseAccept(r).sse {
+		writeRefusal(w, noID, errNotAcceptableSSE)
+		return
+	}
+	if sid == "" {
+		writeRefusal(w, noID, errSessionMissing)
+		return
+	}
+	ls, herr := h.lookup(r, sid)
+	if herr != nil {
+		writeRefusal(w, noID, herr)
+		return
+	}
+	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && v != ls.sess.Version && ls.sess.Version >= Version20250618 {
+		writeRefusal(w, noID, refusal(http.StatusBadRequest, jsonrpc.CodeServerError, "MCP-Protocol-Version differs from the session's version"))
+		return
+	}
+	st, after, replay, herr := h.streamFor(ls, lastID)
+	if herr != nil {
+		writeRefusal(w, noID, herr)
+		return
+	}
+	if st == nil {
+		h.replayEnded(w, r, ls, lastID)
+		return
+	}
+	detached, err := st.attach(w, after, replay)
+	if err != nil {
+		writeRefusal(w, noID, err.(*httpError))
+		return
+	}
+	ls.mu.Lock()
+	ls.active++
+	ls.mu.Unlock()
+	if st.standalone && st.timer == nil {
+		st.mu.Lock()
+		st.startTimer()
+		st.mu.Unlock()
+	}
+	select {
+	case <-detached:
+	case <-st.doneC:
+	case <-r.Context().Done():
+	case <-h.shutdownC:
+	}
+	st.detach()
+	ls.mu.Lock()
+	ls.active--
+	ls.mu.Unlock()
+	ls.touch(context.WithoutCancel(r.Context()))
+}
+
+// serveDelete ends a 2025-era session (digest 1.9).
+func (h *Handler) serveDelete(w http.ResponseWriter, r *http.Request) {
+	sid, herr := sessionIDHeader(r)
+	if herr != nil {
+		writeRefusal(w, noID, herr)
+		return
+	}
+	if sid == "" {
+		if h.cfg.stateless {
+			writeRefusal(w, noID, errSessionsOff)
+			return
+		}
+		writeRefusal(w, noID, errSessionMissing)
+		return
+	}
+	ls, herr := h.lookup(r, sid)
+	if herr != nil {
+		writeRefusal(w, noID, herr)
+		return
+	}
+	ls.end(r.Context(), true)
+	w.WriteHeader(http.StatusOK)
+}
