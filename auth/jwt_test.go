@@ -1,0 +1,321 @@
+package auth
+
+import (
+	"context"
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+)
+
+func TestJWKSKeyRotation(t *testing.T) {
+	k := sharedKeys()
+	jwks := newJWKSServer(t, jwkRSA("old", &k.rsa.PublicKey))
+	v := newJWKSVerifier(t, jwks.URL, func(o *JWTOptions) { o.RefreshRateLimit = 20 * time.Millisecond })
+	ctx := context.Background()
+
+	oldToken := sign(t, jwt.SigningMethodRS256, k.rsa, "old", validClaims("a"))
+	newToken := sign(t, jwt.SigningMethodES256, k.ec, "new", validClaims("a"))
+
+	if _, err := v.Verify(ctx, oldToken); err != nil {
+		t.Fatalf("old key: %v", err)
+	}
+	if _, err := v.Verify(ctx, newToken); !errors.Is(err, ErrInvalidToken) {
+		t.Fatalf("new kid before rotation: err = %v, want ErrInvalidToken", err)
+	}
+
+	// The authorization server rotates: the new key appears, the old one
+	// goes away. A token with the new kid triggers a refresh.
+	jwks.set(jwkEC("new", &k.ec.PublicKey))
+	before := jwks.hits.Load()
+	info, err := v.Verify(ctx, newToken)
+	if err != nil {
+		t.Fatalf("new kid after rotation: %v", err)
+	}
+	if info.Subject != "user-1" {
+		t.Fatalf("subject = %q", info.Subject)
+	}
+	if jwks.hits.Load() <= before {
+		t.Fatal("no JWKS refresh happened")
+	}
+	// The refresh replaced the cache, so the retired key is gone too.
+	if _, err := v.Verify(ctx, oldToken); !errors.Is(err, ErrInvalidToken) {
+		t.Fatalf("retired kid: err = %v, want ErrInvalidToken", err)
+	}
+}
+
+func TestJWKSUnknownKIDRefreshIsRateLimited(t *testing.T) {
+	k := sharedKeys()
+	jwks := newJWKSServer(t, allJWKs(k)...)
+	v := newJWKSVerifier(t, jwks.URL, func(o *JWTOptions) { o.RefreshRateLimit = time.Hour })
+	start := jwks.hits.Load() // the initial fetch
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for i := range 20 {
+		tok := sign(t, jwt.SigningMethodRS256, k.rsa, "forged-"+strconv.Itoa(i), validClaims("a"))
+		if _, err := v.Verify(ctx, tok); !errors.Is(err, ErrInvalidToken) {
+			t.Fatalf("forged kid %d: err = %v, want ErrInvalidToken", i, err)
+		}
+	}
+	if got := jwks.hits.Load() - start; got != 1 {
+		t.Fatalf("forged kids caused %d JWKS fetches, want 1", got)
+	}
+	// Known keys keep working without any fetch.
+	if _, err := v.Verify(ctx, sign(t, jwt.SigningMethodEdDSA, k.ed, "ed1", validClaims("a"))); err != nil {
+		t.Fatalf("known kid: %v", err)
+	}
+}
+
+func TestJWKSUnreachableAtStart(t *testing.T) {
+	k := sharedKeys()
+	dead := httptest.NewServer(http.NotFoundHandler())
+	deadURL := dead.URL
+	dead.Close() // nothing listens on this loopback port any more
+
+	v := newJWKSVerifier(t, deadURL, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	token := sign(t, jwt.SigningMethodRS256, k.rsa, "rsa1", validClaims("mcp:read"))
+
+	_, err := v.Verify(ctx, token)
+	var un *UnavailableError
+	if !errors.As(err, &un) || !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("err = %v, want *UnavailableError", err)
+	}
+	if un.RetryAfter < time.Second {
+		t.Fatalf("RetryAfter = %v", un.RetryAfter)
+	}
+	if ctx.Err() != nil {
+		t.Fatal("Verify outlived its context")
+	}
+	// Tokens without kid find no cached key either.
+	if _, err := v.Verify(ctx, sign(t, jwt.SigningMethodES256, k.ec, "", validClaims(""))); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("kid-less token: err = %v, want ErrUnavailable", err)
+	}
+
+	// Through the middleware: 503 with Retry-After, no challenge.
+	srv := httptest.NewServer(RequireBearer(v, defaultOptions(slog.New(slog.DiscardHandler)))(&recordingHandler{}))
+	defer srv.Close()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, _ := do(t, srv.Client(), req)
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("status = %d, Retry-After = %q", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+}
+
+func TestJWKSGoesDownAfterStart(t *testing.T) {
+	k := sharedKeys()
+	jwks := newJWKSServer(t, jwkRSA("rsa1", &k.rsa.PublicKey))
+	v := newJWKSVerifier(t, jwks.URL, func(o *JWTOptions) { o.RefreshRateLimit = 10 * time.Millisecond })
+	jwks.Close()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := v.Verify(ctx, sign(t, jwt.SigningMethodRS256, k.rsa, "rsa1", validClaims(""))); err != nil {
+		t.Fatalf("cached key must keep working: %v", err)
+	}
+	_, err := v.Verify(ctx, sign(t, jwt.SigningMethodES256, k.ec, "rotated", validClaims("")))
+	if !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("new kid while JWKS is down: err = %v, want ErrUnavailable", err)
+	}
+}
+
+func TestJWKSHangingServerIsBounded(t *testing.T) {
+	k := sharedKeys()
+	release := make(chan struct{})
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(hang.Close)
+	t.Cleanup(func() { close(release) }) // runs before hang.Close
+
+	v := newJWKSVerifier(t, hang.URL, func(o *JWTOptions) { o.FetchTimeout = 200 * time.Millisecond })
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err := v.Verify(ctx, sign(t, jwt.SigningMethodRS256, k.rsa, "rsa1", validClaims("")))
+	if !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("err = %v, want ErrUnavailable", err)
+	}
+	if ctx.Err() != nil {
+		t.Fatal("Verify was not bounded by FetchTimeout")
+	}
+}
+
+func TestJWKSVerifyHonoursCallerDeadline(t *testing.T) {
+	k := sharedKeys()
+	release := make(chan struct{})
+	var slow atomicBool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if slow.Load() {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"keys":[]}`))
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) })
+
+	v := newJWKSVerifier(t, srv.URL, nil) // FetchTimeout 10s
+	slow.Store(true)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := v.Verify(ctx, sign(t, jwt.SigningMethodRS256, k.rsa, "rsa1", validClaims("")))
+	if !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("err = %v, want ErrUnavailable", err)
+	}
+	if time.Since(start) > 5*time.Second {
+		t.Fatal("Verify ignored the caller's deadline")
+	}
+}
+
+func TestJWTVerifierClose(t *testing.T) {
+	k := sharedKeys()
+	jwks := newJWKSServer(t, allJWKs(k)...)
+	v := newJWKSVerifier(t, jwks.URL, func(o *JWTOptions) { o.RefreshInterval = 10 * time.Millisecond })
+	if err := v.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Close(); err != nil {
+		t.Fatal("second Close:", err)
+	}
+	_, err := v.Verify(context.Background(), sign(t, jwt.SigningMethodRS256, k.rsa, "rsa1", validClaims("")))
+	if !errors.Is(err, ErrUnavailable) || !errors.Is(err, ErrClosed) {
+		t.Fatalf("err = %v, want ErrClosed", err)
+	}
+}
+
+func TestJWTVerifierParentContextEndsRefresh(t *testing.T) {
+	k := sharedKeys()
+	jwks := newJWKSServer(t, allJWKs(k)...)
+	ctx, cancel := context.WithCancel(context.Background())
+	v, err := NewJWTVerifier(ctx, &JWTOptions{
+		Issuer: testIssuer, Audience: testAudience, JWKSURL: jwks.URL,
+		RefreshInterval: 10 * time.Millisecond, Logger: slog.New(slog.DiscardHandler),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel() // goleak in TestMain checks that the refresh goroutine ends
+	if _, err := v.Verify(context.Background(), sign(t, jwt.SigningMethodRS256, k.rsa, "rsa1", validClaims(""))); !errors.Is(err, ErrClosed) {
+		t.Fatalf("err = %v, want ErrClosed", err)
+	}
+	_ = v.Close()
+}
+
+func TestJWTVerifierStaticKeys(t *testing.T) {
+	k := sharedKeys()
+	v, err := NewJWTVerifier(context.Background(), &JWTOptions{
+		Issuer:   testIssuer,
+		Audience: testAudience,
+		Keys: map[string]crypto.PublicKey{
+			"rsa1": &k.rsa.PublicKey,
+			"ec1":  k.ec, // a private key is reduced to its public half
+			"ed1":  k.ed.Public(),
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	ctx := context.Background()
+
+	for name, tok := range map[string]string{
+		"RS256 by kid": sign(t, jwt.SigningMethodRS256, k.rsa, "rsa1", validClaims("")),
+		"PS256 by kid": sign(t, jwt.SigningMethodPS256, k.rsa, "rsa1", validClaims("")),
+		"ES256 by kid": sign(t, jwt.SigningMethodES256, k.ec, "ec1", validClaims("")),
+		"EdDSA no kid": sign(t, jwt.SigningMethodEdDSA, k.ed, "", validClaims("")),
+	} {
+		if _, err := v.Verify(ctx, tok); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	for name, tok := range map[string]string{
+		"unknown kid":           sign(t, jwt.SigningMethodRS256, k.rsa, "zzz", validClaims("")),
+		"ES256 under RSA kid":   sign(t, jwt.SigningMethodES256, k.ec, "rsa1", validClaims("")),
+		"other key without kid": sign(t, jwt.SigningMethodRS256, k.rsaOther, "", validClaims("")),
+		"HS256 with RSA bytes":  sign(t, jwt.SigningMethodHS256, k.rsa.PublicKey.N.Bytes(), "rsa1", validClaims("")),
+	} {
+		if _, err := v.Verify(ctx, tok); !errors.Is(err, ErrInvalidToken) {
+			t.Errorf("%s: err = %v, want ErrInvalidToken", name, err)
+		}
+	}
+}
+
+func TestNewJWTVerifierRefusesBadOptions(t *testing.T) {
+	k := sharedKeys()
+	small, err := rsa.GenerateKey(rand.Reader, 1024)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p224, err := ecdsa.GenerateKey(elliptic.P224(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := map[string]crypto.PublicKey{"k": &k.rsa.PublicKey}
+	bad := map[string]*JWTOptions{
+		"nil options":      nil,
+		"no issuer":        {Audience: testAudience, Keys: keys},
+		"no audience":      {Issuer: testIssuer, Keys: keys},
+		"no keys":          {Issuer: testIssuer, Audience: testAudience},
+		"both key sources": {Issuer: testIssuer, Audience: testAudience, Keys: keys, JWKSURL: "https://as.example.com/jwks"},
+		"alg none":         {Issuer: testIssuer, Audience: testAudience, Keys: keys, Algorithms: []string{"RS256", "none"}},
+		"HMAC alg":         {Issuer: testIssuer, Audience: testAudience, Keys: keys, Algorithms: []string{"HS256"}},
+		"http JWKS":        {Issuer: testIssuer, Audience: testAudience, JWKSURL: "http://as.example.com/jwks"},
+		"short RSA key":    {Issuer: testIssuer, Audience: testAudience, Keys: map[string]crypto.PublicKey{"k": &small.PublicKey}},
+		"P-224 key":        {Issuer: testIssuer, Audience: testAudience, Keys: map[string]crypto.PublicKey{"k": &p224.PublicKey}},
+		"HMAC secret key":  {Issuer: testIssuer, Audience: testAudience, Keys: map[string]crypto.PublicKey{"k": []byte("secret")}},
+	}
+	for name, opts := range bad {
+		if v, err := NewJWTVerifier(context.Background(), opts); err == nil {
+			_ = v.Close()
+			t.Errorf("%s: NewJWTVerifier accepted it", name)
+		}
+	}
+}
+
+func TestScopesFromClaims(t *testing.T) {
+	tests := []struct {
+		claims jwt.MapClaims
+		want   string
+		ok     bool
+	}{
+		{jwt.MapClaims{}, "", true},
+		{jwt.MapClaims{"scope": "a  b a"}, "a b", true},
+		{jwt.MapClaims{"scp": []any{"a", "b"}}, "a b", true},
+		{jwt.MapClaims{"scp": "a b"}, "a b", true},
+		{jwt.MapClaims{"scope": "a", "scp": []any{"b", "a"}}, "a b", true},
+		{jwt.MapClaims{"scope": []any{"a"}}, "", false},
+		{jwt.MapClaims{"scp": []any{1}}, "", false},
+		{jwt.MapClaims{"scp": 3.0}, "", false},
+	}
+	for _, tc := range tests {
+		got, err := scopesFromClaims(tc.claims)
+		if (err == nil) != tc.ok {
+			t.Errorf("%v: err = %v", tc.claims, err)
+			continue
+		}
+		if joined := joinScopes(got); joined != tc.want {
+			t.Errorf("%v: scopes = %q, want %q", tc.claims, joined, tc.want)
+		}
+	}
+}
