@@ -56,6 +56,7 @@ type fixtures struct {
 	toolRevision   int
 	promptRevision int
 	subscribedURIs map[string]int
+	slowCalls      map[string]string // slow call id -> running, cancelled or finished
 }
 
 // NewServer returns an *mcp.Server with every conformance fixture registered.
@@ -65,6 +66,7 @@ func NewServer() *mcp.Server {
 		wav:            toneWAV(),
 		state:          newStateSealer(),
 		subscribedURIs: make(map[string]int),
+		slowCalls:      make(map[string]string),
 	}
 	// Capabilities is left nil on purpose: go-sdk then advertises logging,
 	// and infers tools/prompts/resources (listChanged), resources.subscribe
@@ -501,7 +503,7 @@ func (f *fixtures) addTools() {
 	// Interop tools (interop/*.test.mjs).
 	s.AddTool(&mcp.Tool{
 		Name:        "progress",
-		Description: "Sends count progress notifications (default 5), intervalMs apart (default 10), then returns.",
+		Description: "Sends count progress notifications (default 5), waiting intervalMs (default 10) after each, then returns.",
 		InputSchema: schema(map[string]any{
 			"count":      map[string]any{"type": "integer", "minimum": 0, "maximum": 1000},
 			"intervalMs": map[string]any{"type": "integer", "minimum": 0, "maximum": 1000},
@@ -524,32 +526,37 @@ func (f *fixtures) addTools() {
 		token := req.Params.GetProgressToken()
 		sent := 0
 		for i := 1; i <= count; i++ {
-			if i > 1 {
-				if err := sleep(ctx, time.Duration(interval)*time.Millisecond); err != nil {
+			if token != nil {
+				if err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+					ProgressToken: token, Progress: float64(i), Total: float64(count),
+					Message: fmt.Sprintf("step %d of %d", i, count),
+				}); err != nil {
 					return nil, err
 				}
+				sent++
 			}
-			if token == nil {
-				continue
-			}
-			if err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
-				ProgressToken: token, Progress: float64(i), Total: float64(count),
-				Message: fmt.Sprintf("step %d of %d", i, count),
-			}); err != nil {
+			// Pause after every step, the last one included: the TS SDK v1
+			// client drops a progress notification that it reads in the same
+			// chunk as the response (it handles notifications a microtask
+			// later), so the result should not follow the last one at once.
+			if err := sleep(ctx, time.Duration(interval)*time.Millisecond); err != nil {
 				return nil, err
 			}
-			sent++
 		}
 		return text(fmt.Sprintf("sent %d progress notifications", sent)), nil
 	})
 
 	s.AddTool(&mcp.Tool{
 		Name:        "slow",
-		Description: "Waits until the call is cancelled, or seconds (default and maximum 30) have passed.",
-		InputSchema: schema(map[string]any{"seconds": map[string]any{"type": "number", "minimum": 0, "maximum": 30}}),
+		Description: "Waits until the call is cancelled, or seconds (default and maximum 30) have passed. Pass id to query the outcome with slow_status.",
+		InputSchema: schema(map[string]any{
+			"seconds": map[string]any{"type": "number", "minimum": 0, "maximum": 30},
+			"id":      str("Optional caller-chosen id for slow_status"),
+		}),
 	}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var in struct {
 			Seconds *float64 `json:"seconds"`
+			ID      string   `json:"id"`
 		}
 		if err := decodeArgs(req.Params.Arguments, &in); err != nil {
 			return nil, err
@@ -558,13 +565,50 @@ func (f *fixtures) addTools() {
 		if in.Seconds != nil && *in.Seconds >= 0 {
 			d = min(time.Duration(*in.Seconds*float64(time.Second)), slowToolMax)
 		}
+		f.setSlowStatus(in.ID, "running")
 		start := time.Now()
 		if err := sleep(ctx, d); err != nil {
-			fmt.Fprintf(os.Stderr, "slow: cancelled after %v\n", time.Since(start).Round(time.Millisecond))
+			f.setSlowStatus(in.ID, "cancelled")
+			fmt.Fprintf(os.Stderr, "slow %q: cancelled after %v\n", in.ID, time.Since(start).Round(time.Millisecond))
 			return nil, err
 		}
+		f.setSlowStatus(in.ID, "finished")
 		return text(fmt.Sprintf("slow finished after %v", d)), nil
 	})
+
+	s.AddTool(&mcp.Tool{
+		Name:        "slow_status",
+		Description: "Reports what became of the slow call with the given id: running, cancelled, finished or unknown.",
+		InputSchema: schema(map[string]any{"id": str("The id passed to slow")}, "id"),
+	}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var in struct {
+			ID string `json:"id"`
+		}
+		if err := decodeArgs(req.Params.Arguments, &in); err != nil {
+			return nil, err
+		}
+		f.mu.Lock()
+		st, ok := f.slowCalls[in.ID]
+		f.mu.Unlock()
+		if !ok {
+			st = "unknown"
+		}
+		return text(st), nil
+	})
+}
+
+// setSlowStatus records the state of the slow call id (ignored when empty).
+// The map is bounded: it is cleared when it grows past 1000 ids.
+func (f *fixtures) setSlowStatus(id, status string) {
+	if id == "" {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.slowCalls[id]; !ok && len(f.slowCalls) >= 1000 {
+		clear(f.slowCalls)
+	}
+	f.slowCalls[id] = status
 }
 
 // bumpDynamicTool (re-)registers the dynamic tool with a new description,

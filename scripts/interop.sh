@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Runs the interop tests in interop/ (TS SDK v1 over Streamable HTTP and over
+# legacy SSE, TS SDK v2 at 2026-07-28) against the example server in
+# examples/conformance, with a random bearer token that the clients must send.
+#
+#   scripts/interop.sh
+#
+# Environment:
+#   INTEROP_NODE      Node.js used to run the tests (default: node on PATH, >= 20; else the pinned Node)
+#   INTEROP_TIMEOUT   seconds allowed for the test run (default 300)
+#   MCP_TOKEN         bearer token to use (default: random)
+#   MCP_SSE_URL, CONFORMANCE_URL_2026   override the detected endpoints (see era_urls in common.sh)
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/common.sh
+. "$ROOT/scripts/common.sh"
+
+TIMEOUT=${INTEROP_TIMEOUT:-300}
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/mcpmount-interop.XXXXXX")
+export MCP_TOKEN=${MCP_TOKEN:-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')}
+
+trap stop_server EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+command -v go >/dev/null || die "go not found"
+ensure_node_modules
+find_node
+
+TEST_NODE=${INTEROP_NODE:-}
+if [ -z "$TEST_NODE" ]; then
+  TEST_NODE=$NODE
+  if command -v node >/dev/null &&
+    [ "$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)" -ge 20 ]; then
+    TEST_NODE=$(command -v node)
+  fi
+fi
+
+log "building examples/conformance..."
+build_server "$WORK"
+start_server "$WORK" -token "$MCP_TOKEN"
+era_urls
+log "server: $SERVER_URL (SSE: $URL_SSE, 2026-07-28: $URL_MODERN); tests run with $TEST_NODE ($("$TEST_NODE" --version))"
+
+rc=0
+(
+  cd "$ROOT"
+  export MCP_URL=$URL_LEGACY MCP_SSE_URL=$URL_SSE MCP_URL_2026=$URL_MODERN
+  # A file list rather than the directory: Node 22+ reads arguments as globs.
+  timeout --kill-after=10 "$TIMEOUT" "$TEST_NODE" --test interop/*.test.mjs </dev/null
+) || rc=$?
+stop_server
+[ "$rc" = 124 ] && log "interop tests timed out after ${TIMEOUT}s"
+[ "$rc" = 0 ] || log "server log: $WORK/server.log"
+exit "$rc"
