@@ -32,6 +32,7 @@ type Call struct {
 	out     *stream
 	live    *liveSession
 	replies chan *jsonrpc.Message
+	ctx     context.Context // the call's own context
 	cancel  context.CancelFunc
 }
 
@@ -53,6 +54,9 @@ func (c *Call) Send(ctx context.Context, msg *jsonrpc.Message) error {
 	}
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if c.ctx != nil && c.ctx.Err() != nil {
+		return errStreamClosed
 	}
 	return c.out.send(msg)
 }

@@ -56,7 +56,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *reque
 	stop := context.AfterFunc(h.ctx, cancel)
 	defer stop()
 	st := h.newStream(w, accept, true)
-	call := &Call{Request: m, Version: version, Header: r.Header, out: st, cancel: cancel}
+	call := &Call{Request: m, Version: version, Header: r.Header, out: st, ctx: ctx, cancel: cancel}
 	if m.Method == methodListen {
 		h.mu.Lock()
 		h.listens[st] = call

@@ -149,7 +149,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 	st.header = func(hd http.Header) { hd.Set("Mcp-Session-Id", sess.ID) }
 	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
 	defer cancel()
-	call := &Call{Request: m, Version: sess.Version, Session: sess, Header: r.Header, out: st, cancel: cancel}
+	call := &Call{Request: m, Version: sess.Version, Session: sess, Header: r.Header, out: st, ctx: ctx, cancel: cancel}
 	st.startTimer()
 	resp, err := h.engine.Serve(ctx, call)
 	resp = responseOf(m.ID, resp, err)
@@ -278,7 +278,7 @@ func (h *Handler) startCall(r *http.Request, ls *liveSession, version string, m 
 	}
 	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
 	stop := context.AfterFunc(parent, cancel)
-	call := &Call{Request: m, Version: version, Header: r.Header.Clone(), out: st, cancel: cancel}
+	call := &Call{Request: m, Version: version, Header: r.Header.Clone(), out: st, ctx: ctx, cancel: cancel}
 	if ls != nil {
 		call.Session, call.live = ls.sess, ls
 		call.replies = make(chan *jsonrpc.Message, 8)
@@ -356,6 +356,10 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, ls *liveSes
 // resumes a 2025-era stream; without either it is the 2024-11-05 handshake
 // (digest 2.9 and 3).
 func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
+	if modernHeader(r) {
+		refuseModernMethod(w)
+		return
+	}
 	sid, herr := sessionIDHeader(r)
 	if herr != nil {
 		writeRefusal(w, noID, herr)
@@ -420,6 +424,10 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 
 // serveDelete ends a 2025-era session (digest 1.9).
 func (h *Handler) serveDelete(w http.ResponseWriter, r *http.Request) {
+	if modernHeader(r) {
+		refuseModernMethod(w)
+		return
+	}
 	sid, herr := sessionIDHeader(r)
 	if herr != nil {
 		writeRefusal(w, noID, herr)
@@ -440,4 +448,11 @@ func (h *Handler) serveDelete(w http.ResponseWriter, r *http.Request) {
 	}
 	ls.end(r.Context(), true)
 	w.WriteHeader(http.StatusOK)
+}
+
+// refuseModernMethod answers a GET or DELETE that names a 2026-07-28
+// version: that era has no GET stream and no sessions (digest 2.1).
+func refuseModernMethod(w http.ResponseWriter) {
+	w.Header().Set("Allow", "POST")
+	writeRefusal(w, noID, errModernGet)
 }

@@ -1,0 +1,274 @@
+package httptransport
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpmount/mcpmount/jsonrpc"
+)
+
+// TestModernValidation covers every row of digest 2.5/2.6 that the
+// transport owns: each request gets the status and JSON-RPC code the spec
+// names, with the request id echoed.
+func TestModernValidation(t *testing.T) {
+	s := newServer(t, nil)
+	discover := func(metaJSON string) string {
+		return `{"jsonrpc":"2.0","id":7,"method":"server/discover","params":{` + metaJSON + `}}`
+	}
+	call := func(name, args string) string {
+		return `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"` + name + `","arguments":` + args + `,` + meta + `}}`
+	}
+	hdr := func(method string, kv ...string) http.Header {
+		h := modernHeaders(method)
+		for i := 0; i+1 < len(kv); i += 2 {
+			if kv[i+1] == "" {
+				h.Del(kv[i])
+				continue
+			}
+			h.Add(kv[i], kv[i+1])
+		}
+		return h
+	}
+	tests := []struct {
+		name   string
+		header http.Header
+		body   string
+		status int
+		code   int64 // 0: success expected
+	}{
+		{"discover ok", hdr("server/discover"), discover(meta), 200, 0},
+		{"no _meta", hdr("server/discover"), discover(`"x":1`), 400, jsonrpc.CodeInvalidParams},
+		{"no params", hdr("server/discover"), `{"jsonrpc":"2.0","id":7,"method":"server/discover"}`, 400, jsonrpc.CodeInvalidParams},
+		{"no protocolVersion in _meta", hdr("server/discover"), `{"jsonrpc":"2.0","id":7,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{}}}}`, 400, jsonrpc.CodeInvalidParams},
+		{"no clientCapabilities", hdr("server/discover"), discover(`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`), 400, jsonrpc.CodeInvalidParams},
+		{"clientInfo optional", hdr("server/discover"), discover(`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"x","version":"1"}}`), 200, 0},
+		{"header missing", hdr("server/discover", "Mcp-Protocol-Version", ""), discover(meta), 400, jsonrpc.CodeHeaderMismatch},
+		{"header twice", hdr("server/discover", "Mcp-Protocol-Version", "2026-07-28"), discover(meta), 400, jsonrpc.CodeHeaderMismatch},
+		{"header differs from _meta", hdr("server/discover"), discover(`"_meta":{"io.modelcontextprotocol/protocolVersion":"v999","io.modelcontextprotocol/clientCapabilities":{}}`), 400, jsonrpc.CodeHeaderMismatch},
+		{"unsupported version", hdr("server/discover", "Mcp-Protocol-Version", "", "Mcp-Protocol-Version", "v999"), discover(`"_meta":{"io.modelcontextprotocol/protocolVersion":"v999","io.modelcontextprotocol/clientCapabilities":{}}`), 400, jsonrpc.CodeUnsupportedProtocolVersion},
+		{"Mcp-Method missing", hdr("server/discover", "Mcp-Method", ""), discover(meta), 400, jsonrpc.CodeHeaderMismatch},
+		{"Mcp-Method differs", hdr("tools/list"), discover(meta), 400, jsonrpc.CodeHeaderMismatch},
+		{"Mcp-Method case differs", hdr("TOOLS/CALL", "Mcp-Name", "echo"), call("echo", `{}`), 400, jsonrpc.CodeHeaderMismatch},
+		{"Mcp-Name missing", hdr("tools/call"), call("echo", `{}`), 400, jsonrpc.CodeHeaderMismatch},
+		{"Mcp-Name differs", hdr("tools/call", "Mcp-Name", "foo"), call("echo", `{}`), 400, jsonrpc.CodeHeaderMismatch},
+		{"Mcp-Name ok", hdr("tools/call", "Mcp-Name", "echo"), call("echo", `{"text":"x"}`), 200, 0},
+		{"Mcp-Name base64", hdr("tools/call", "Mcp-Name", "=?base64?ZWNobw==?="), call("echo", `{}`), 200, 0},
+		{"Mcp-Name non-ASCII", hdr("tools/call", "Mcp-Name", "ech\u00f6"), call("ech\u00f6", `{}`), 400, jsonrpc.CodeHeaderMismatch},
+		{"resources/read Mcp-Name is uri", hdr("resources/read", "Mcp-Name", "file:///a"), `{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":"file:///b",` + meta + `}}`, 400, jsonrpc.CodeHeaderMismatch},
+		{"param header match", hdr("tools/call", "Mcp-Name", "headered", "Mcp-Param-Region", "eu-west"), call("headered", `{"region":"eu-west"}`), 200, 0},
+		{"param header mismatch", hdr("tools/call", "Mcp-Name", "headered", "Mcp-Param-Region", "us"), call("headered", `{"region":"eu-west"}`), 400, jsonrpc.CodeHeaderMismatch},
+		{"param header missing", hdr("tools/call", "Mcp-Name", "headered"), call("headered", `{"region":"eu-west"}`), 400, jsonrpc.CodeHeaderMismatch},
+		{"param header base64", hdr("tools/call", "Mcp-Name", "headered", "Mcp-Param-Region", "=?base64?SGVsbG8=?="), call("headered", `{"region":"Hello"}`), 200, 0},
+		{"param header bad base64", hdr("tools/call", "Mcp-Name", "headered", "Mcp-Param-Region", "=?base64?SGVsbG8?="), call("headered", `{"region":"Hello"}`), 400, jsonrpc.CodeHeaderMismatch},
+		{"param header BASE64 is literal", hdr("tools/call", "Mcp-Name", "headered", "Mcp-Param-Region", "=?BASE64?SGVsbG8=?="), call("headered", `{"region":"=?BASE64?SGVsbG8=?="}`), 200, 0},
+		{"integer compares numerically", hdr("tools/call", "Mcp-Name", "headered", "Mcp-Param-Count", "42"), call("headered", `{"count":42.0}`), 200, 0},
+		{"integer mismatch", hdr("tools/call", "Mcp-Name", "headered", "Mcp-Param-Count", "43"), call("headered", `{"count":42}`), 400, jsonrpc.CodeHeaderMismatch},
+		{"boolean", hdr("tools/call", "Mcp-Name", "headered", "Mcp-Param-Flag", "true"), call("headered", `{"flag":true}`), 200, 0},
+		{"nested property", hdr("tools/call", "Mcp-Name", "headered", "Mcp-Param-Zone", "z1"), call("headered", `{"loc":{"zone":"z1"}}`), 200, 0},
+		{"nested property mismatch", hdr("tools/call", "Mcp-Name", "headered", "Mcp-Param-Zone", "z2"), call("headered", `{"loc":{"zone":"z1"}}`), 400, jsonrpc.CodeHeaderMismatch},
+		{"null argument without header", hdr("tools/call", "Mcp-Name", "headered"), call("headered", `{"region":null}`), 200, 0},
+		{"null argument with header", hdr("tools/call", "Mcp-Name", "headered", "Mcp-Param-Region", "x"), call("headered", `{"region":null}`), 400, jsonrpc.CodeHeaderMismatch},
+		{"removed method initialize", hdr("initialize"), `{"jsonrpc":"2.0","id":7,"method":"initialize","params":{` + meta + `}}`, 404, jsonrpc.CodeMethodNotFound},
+		{"removed method ping", hdr("ping"), `{"jsonrpc":"2.0","id":7,"method":"ping","params":{` + meta + `}}`, 404, jsonrpc.CodeMethodNotFound},
+		{"removed method logging/setLevel", hdr("logging/setLevel"), `{"jsonrpc":"2.0","id":7,"method":"logging/setLevel","params":{"level":"info",` + meta + `}}`, 404, jsonrpc.CodeMethodNotFound},
+		{"unknown method", hdr("foo/bar"), `{"jsonrpc":"2.0","id":7,"method":"foo/bar","params":{` + meta + `}}`, 404, jsonrpc.CodeMethodNotFound},
+		{"response body", hdr("x"), `{"jsonrpc":"2.0","id":7,"result":{}}`, 400, jsonrpc.CodeInvalidRequest},
+		{"batch", hdr("x"), `[{"jsonrpc":"2.0","id":7,"method":"server/discover","params":{` + meta + `}}]`, 400, jsonrpc.CodeInvalidRequest},
+		{"null id", hdr("server/discover"), `{"jsonrpc":"2.0","id":null,"method":"server/discover","params":{` + meta + `}}`, 400, jsonrpc.CodeInvalidRequest},
+		{"session id ignored", hdr("server/discover", "Mcp-Session-Id", "nope"), discover(meta), 200, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := s.do("POST", tt.header, tt.body)
+			if resp.StatusCode != tt.status {
+				t.Fatalf("status = %d, want %d; body %s", resp.StatusCode, tt.status, body)
+			}
+			if resp.Header.Get("Mcp-Session-Id") != "" {
+				t.Errorf("2026-07-28 response carries Mcp-Session-Id")
+			}
+			if tt.code == 0 {
+				if strings.Contains(body, `"error"`) {
+					t.Errorf("unexpected error body %s", body)
+				}
+				return
+			}
+			id, code, _ := rpcError(t, body)
+			if code != tt.code {
+				t.Errorf("code = %d, want %d; body %s", code, tt.code, body)
+			}
+			if tt.status != 400 || !strings.HasPrefix(tt.body, "[") {
+				if id != "7" && tt.name != "null id" {
+					t.Errorf("id = %s, want 7 echoed", id)
+				}
+			}
+		})
+	}
+}
+
+// TestModernUnsupportedVersionData checks -32022's data: the versions served
+// and the one requested, as sent.
+func TestModernUnsupportedVersionData(t *testing.T) {
+	s := newServer(t, nil)
+	h := modernHeaders("server/discover")
+	h.Set("Mcp-Protocol-Version", "v999")
+	_, body := s.do("POST", h, `{"jsonrpc":"2.0","id":"a","method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"v999","io.modelcontextprotocol/clientCapabilities":{}}}}`)
+	id, code, data := rpcError(t, body)
+	if code != jsonrpc.CodeUnsupportedProtocolVersion || id != `"a"` {
+		t.Fatalf("code %d id %s", code, id)
+	}
+	var d struct {
+		Supported []string `json:"supported"`
+		Requested string   `json:"requested"`
+	}
+	if err := json.Unmarshal(data, &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.Requested != "v999" || len(d.Supported) == 0 || d.Supported[0] != Version20260728 {
+		t.Errorf("data = %+v", d)
+	}
+}
+
+// TestModernHeaderNamesAnyCase: header names are case-insensitive, values
+// are trimmed (RFC 9110) and then compared exactly.
+func TestModernHeaderNamesAnyCase(t *testing.T) {
+	s := newServer(t, nil)
+	h := http.Header{}
+	h["content-type"] = []string{"application/json"}
+	h["MCP-PROTOCOL-VERSION"] = []string{Version20260728}
+	h["mcp-method"] = []string{"tools/call"}
+	h["MCP-NAME"] = []string{"  echo  "}
+	// net/http canonicalises names it sends; lowercase keys reach the
+	// wire as given, which is what this test needs.
+	resp, body := s.do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"ok"},`+meta+`}}`)
+	if resp.StatusCode != 200 || !strings.Contains(body, `"text":"ok"`) {
+		t.Fatalf("status %d body %s", resp.StatusCode, body)
+	}
+}
+
+// TestModernGetDelete: GET and DELETE naming 2026-07-28 get 405.
+func TestModernGetDelete(t *testing.T) {
+	s := newServer(t, nil)
+	for _, method := range []string{"GET", "DELETE"} {
+		h := http.Header{}
+		h.Set("Mcp-Protocol-Version", Version20260728)
+		h.Set("Accept", "text/event-stream")
+		resp, _ := s.do(method, h, "")
+		if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "POST" {
+			t.Errorf("%s: status %d Allow %q", method, resp.StatusCode, resp.Header.Get("Allow"))
+		}
+	}
+}
+
+// TestModernNotification: a notification POST is accepted with 202.
+func TestModernNotification(t *testing.T) {
+	s := newServer(t, nil)
+	resp, body := s.do("POST", modernHeaders("notifications/cancelled"), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`)
+	if resp.StatusCode != http.StatusAccepted || body != "" {
+		t.Fatalf("status %d body %q", resp.StatusCode, body)
+	}
+}
+
+// TestModernJSONAndSSE: a call without notifications is answered with JSON;
+// one with progress gets its own SSE stream with the stream headers, its
+// notifications, then the response.
+func TestModernJSONAndSSE(t *testing.T) {
+	s := newServer(t, nil)
+	h := modernHeaders("tools/call")
+	h.Set("Mcp-Name", "echo")
+	resp, body := s.do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a"},`+meta+`}}`)
+	if ct := resp.Header.Get("Content-Type"); resp.StatusCode != 200 || ct != "application/json" {
+		t.Fatalf("status %d content-type %q", resp.StatusCode, ct)
+	}
+	if !strings.Contains(body, `"id":1`) {
+		t.Errorf("body %s", body)
+	}
+	h.Set("Mcp-Name", "progress")
+	resp, body = s.do("POST", h, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"progress","arguments":{"count":3},"_meta":{"progressToken":"tok","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`)
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("content-type %q", ct)
+	}
+	if resp.Header.Get("X-Accel-Buffering") != "no" || !strings.Contains(resp.Header.Get("Cache-Control"), "no-transform") {
+		t.Errorf("stream headers %v", resp.Header)
+	}
+	evs := events(t, body)
+	msgs := messages(t, evs)
+	if len(msgs) != 4 {
+		t.Fatalf("%d messages, want 3 progress + response: %s", len(msgs), body)
+	}
+	for i, m := range msgs[:3] {
+		if m.Method != "notifications/progress" {
+			t.Errorf("message %d = %s", i, m.Method)
+		}
+	}
+	if !msgs[3].IsResponse() || msgs[3].ID != jsonrpc.Int64ID(2) {
+		t.Errorf("last message %+v", msgs[3])
+	}
+	for _, e := range evs {
+		if e.HasID {
+			t.Errorf("2026-07-28 event carries an id %q", e.ID)
+		}
+	}
+}
+
+// TestModernAbortCancels: a client dropping a 2026-07-28 request cancels
+// exactly that call's context, and the engine cannot write after it.
+func TestModernAbortCancels(t *testing.T) {
+	s := newServer(t, nil)
+	h := modernHeaders("tools/call")
+	h.Set("Mcp-Name", "slow")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		req, _ := http.NewRequestWithContext(ctx, "POST", s.url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"text":"a"},`+meta+`}}`))
+		req.Header = h
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+	}()
+	// A second, concurrent call must not be touched by the first's abort.
+	h2 := modernHeaders("tools/call")
+	h2.Set("Mcp-Name", "slow")
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	defer cancel2()
+	go func() {
+		req, _ := http.NewRequestWithContext(ctx2, "POST", s.url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"text":"b"},`+meta+`}}`))
+		req.Header = h2
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+	}()
+	started := map[string]bool{<-s.engine.started: true, <-s.engine.started: true}
+	if !started["a"] || !started["b"] {
+		t.Fatalf("started %v", started)
+	}
+	cancel()
+	select {
+	case name := <-s.engine.cancelled:
+		if name != "a" {
+			t.Fatalf("cancelled %q, want a", name)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the aborted call's context was not cancelled")
+	}
+	if err := <-s.engine.sendErrs; err == nil {
+		t.Error("Send after cancellation succeeded; nothing may be written after")
+	}
+	select {
+	case name := <-s.engine.cancelled:
+		t.Fatalf("call %q cancelled too", name)
+	case <-time.After(50 * time.Millisecond):
+	}
+	<-done
+	cancel2()
+	if name := <-s.engine.cancelled; name != "b" {
+		t.Fatalf("cancelled %q", name)
+	}
+	<-s.engine.sendErrs
+}

@@ -1,0 +1,211 @@
+package httptransport
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/mcpmount/mcpmount/identity"
+	"github.com/mcpmount/mcpmount/jsonrpc"
+)
+
+// testEngine is a small engine that exercises every part of the seam, so
+// the transport's tests run fast and without the SDK:
+//
+//   - tools/call "echo" answers {"text": arguments.text, "who": subject};
+//   - "progress" sends arguments.count progress notifications, waiting on
+//     gate (when set) before each one after the first;
+//   - "slow" blocks until its context ends and reports that on cancelled;
+//   - "sample" asks the client sampling/createMessage and returns the answer;
+//   - subscriptions/listen acknowledges, then relays broadcasts;
+//   - server/discover, initialize and tools/list answer; other methods -32601.
+type testEngine struct {
+	started   chan string // text of slow calls that started
+	cancelled chan string // text of slow calls whose context ended
+	sendErrs  chan error  // what Send returned after a slow call was cancelled
+	gate      chan struct{}
+
+	mu        sync.Mutex
+	outs      map[string]Sender // session streams, by session id
+	listeners map[*Call]bool
+	notified  []string
+}
+
+func newTestEngine() *testEngine {
+	return &testEngine{
+		started:   make(chan string, 64),
+		cancelled: make(chan string, 64),
+		sendErrs:  make(chan error, 64),
+		outs:      make(map[string]Sender),
+		listeners: make(map[*Call]bool),
+	}
+}
+
+func (e *testEngine) Describe(context.Context) *Description {
+	return &Description{ToolHeaders: map[string][]HeaderParam{
+		"headered": {
+			{Header: "Region", Path: []string{"region"}, Type: "string"},
+			{Header: "Count", Path: []string{"count"}, Type: "integer"},
+			{Header: "Flag", Path: []string{"flag"}, Type: "boolean"},
+			{Header: "Zone", Path: []string{"loc", "zone"}, Type: "string"},
+		},
+	}}
+}
+
+type toolParams struct {
+	Name      string `json:"name"`
+	Arguments struct {
+		Text  string  `json:"text"`
+		Count float64 `json:"count"`
+	} `json:"arguments"`
+	Meta struct {
+		ProgressToken json.RawMessage `json:"progressToken"`
+	} `json:"_meta"`
+}
+
+func result(id jsonrpc.ID, v any) *jsonrpc.Message {
+	b, _ := json.Marshal(v)
+	return jsonrpc.NewResponse(id, b)
+}
+
+func (e *testEngine) Serve(ctx context.Context, call *Call) (*jsonrpc.Message, error) {
+	m := call.Request
+	switch m.Method {
+	case "initialize":
+		if call.Modern() {
+			break
+		}
+		var p struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		_ = json.Unmarshal(m.Params, &p)
+		v := p.ProtocolVersion
+		if v != Version20250326 && v != Version20250618 && v != Version20251125 && v != Version20241105 {
+			v = Version20251125
+		}
+		if call.Session != nil {
+			call.Session.SetState(json.RawMessage(`{"initialized":true}`))
+		}
+		return result(m.ID, map[string]any{"protocolVersion": v, "capabilities": map[string]any{"tools": map[string]any{"listChanged": true}}, "serverInfo": map[string]any{"name": "test", "version": "1"}}), nil
+	case "server/discover":
+		if call.Modern() {
+			return result(m.ID, map[string]any{"resultType": "complete", "supportedVersions": []string{Version20260728, Version20251125}, "capabilities": map[string]any{}, "ttlMs": 0, "cacheScope": "public"}), nil
+		}
+	case "tools/list":
+		return result(m.ID, map[string]any{"tools": []any{}}), nil
+	case "subscriptions/listen":
+		if call.Modern() {
+			return e.listen(ctx, call)
+		}
+	case "tools/call":
+		return e.tool(ctx, call)
+	}
+	return jsonrpc.NewError(m.ID, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: "+m.Method)), nil
+}
+
+func (e *testEngine) tool(ctx context.Context, call *Call) (*jsonrpc.Message, error) {
+	m := call.Request
+	var p toolParams
+	if err := json.Unmarshal(m.Params, &p); err != nil {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, err.Error())
+	}
+	switch p.Name {
+	case "echo", "headered":
+		who := ""
+		if info := identity.FromContext(ctx); info != nil {
+			who = info.Subject
+		}
+		return result(m.ID, map[string]any{"text": p.Arguments.Text, "who": who}), nil
+	case "progress":
+		for i := 1; i <= int(p.Arguments.Count); i++ {
+			if i > 1 && e.gate != nil {
+				select {
+				case <-e.gate:
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			}
+			params := fmt.Sprintf(`{"progressToken":%s,"progress":%d,"total":%d}`, p.Meta.ProgressToken, i, int(p.Arguments.Count))
+			if err := call.Send(ctx, jsonrpc.NewNotification("notifications/progress", json.RawMessage(params))); err != nil {
+				return nil, err
+			}
+		}
+		return result(m.ID, map[string]any{"text": fmt.Sprint(p.Arguments.Count)}), nil
+	case "slow":
+		e.started <- p.Arguments.Text
+		<-ctx.Done()
+		e.cancelled <- p.Arguments.Text
+		e.sendErrs <- call.Send(context.Background(), jsonrpc.NewNotification("notifications/message", json.RawMessage(`{"level":"info","data":"late"}`)))
+		return nil, ctx.Err()
+	case "sample":
+		req := &jsonrpc.Message{JSONRPC: "2.0", ID: jsonrpc.Int64ID(1), Method: "sampling/createMessage", Params: json.RawMessage(`{"messages":[],"maxTokens":1}`)}
+		if err := call.Send(ctx, req); err != nil {
+			return jsonrpc.NewError(m.ID, jsonrpc.Errorf(jsonrpc.CodeInternalError, err.Error())), nil
+		}
+		select {
+		case reply := <-call.Replies():
+			if reply.ID != jsonrpc.Int64ID(1) {
+				return nil, fmt.Errorf("reply id %s, want 1", reply.ID)
+			}
+			return result(m.ID, map[string]any{"text": string(reply.Result)}), nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return jsonrpc.NewError(m.ID, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "unknown tool "+p.Name)), nil
+}
+
+func (e *testEngine) listen(ctx context.Context, call *Call) (*jsonrpc.Message, error) {
+	ack := `{"notifications":{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/subscriptionId":` + call.Request.ID.Raw() + `}}`
+	if err := call.Send(ctx, jsonrpc.NewNotification("notifications/subscriptions/acknowledged", json.RawMessage(ack))); err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	e.listeners[call] = true
+	e.mu.Unlock()
+	defer func() {
+		e.mu.Lock()
+		delete(e.listeners, call)
+		e.mu.Unlock()
+	}()
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// broadcast sends tools/list_changed to every listen stream and session.
+func (e *testEngine) broadcast() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for c := range e.listeners {
+		params := `{"_meta":{"io.modelcontextprotocol/subscriptionId":` + c.Request.ID.Raw() + `}}`
+		_ = c.Send(context.Background(), jsonrpc.NewNotification("notifications/tools/list_changed", json.RawMessage(params)))
+	}
+	for _, out := range e.outs {
+		_ = out.Send(context.Background(), jsonrpc.NewNotification("notifications/tools/list_changed", nil))
+	}
+}
+
+func (e *testEngine) listenerCount() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.listeners)
+}
+
+func (e *testEngine) Notify(_ context.Context, sess *Session, msg *jsonrpc.Message) {
+	e.mu.Lock()
+	e.notified = append(e.notified, msg.Method)
+	e.mu.Unlock()
+}
+
+func (e *testEngine) OpenSession(ctx context.Context, sess *Session, out Sender) error {
+	e.mu.Lock()
+	e.outs[sess.ID] = out
+	e.mu.Unlock()
+	context.AfterFunc(ctx, func() {
+		e.mu.Lock()
+		delete(e.outs, sess.ID)
+		e.mu.Unlock()
+	})
+	return nil
+}
