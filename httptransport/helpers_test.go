@@ -188,7 +188,9 @@ func sessionHeaders(sid, version string) http.Header {
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")
 	h.Set("Accept", "application/json, text/event-stream")
-	h.Set("Mcp-Session-Id", sid)
+	if sid != "" {
+		h.Set("Mcp-Session-Id", sid)
+	}
 	if version >= Version20250618 {
 		h.Set("Mcp-Protocol-Version", version)
 	}

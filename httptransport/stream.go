@@ -206,11 +206,12 @@ func (s *stream) finish(resp *jsonrpc.Message) {
 	if s.ended {
 		return
 	}
-	s.endLocked()
 	if s.relay != nil {
 		s.relay(data)
+		s.endLocked()
 		return
 	}
+	s.endLocked()
 	if s.w == nil {
 		// Nobody is attached: keep it for a resuming client.
 		s.nextIDLocked(data)

@@ -356,7 +356,7 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, ls *liveSes
 // resumes a 2025-era stream; without either it is the 2024-11-05 handshake
 // (digest 2.9 and 3).
 func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
-	if modernHeader(r) {
+	if modernHeader(r) && r.Header.Get("Mcp-Session-Id") == "" {
 		refuseModernMethod(w)
 		return
 	}
@@ -424,7 +424,7 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 
 // serveDelete ends a 2025-era session (digest 1.9).
 func (h *Handler) serveDelete(w http.ResponseWriter, r *http.Request) {
-	if modernHeader(r) {
+	if modernHeader(r) && r.Header.Get("Mcp-Session-Id") == "" {
 		refuseModernMethod(w)
 		return
 	}

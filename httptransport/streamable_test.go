@@ -1,0 +1,248 @@
+package httptransport
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpmount/mcpmount/jsonrpc"
+)
+
+var visibleASCII = regexp.MustCompile(`^[\x21-\x7E]+$`)
+
+// TestSessionLifecycle: initialize mints a visible-ASCII session id; a
+// request without it gets 400, with a bogus one 404; DELETE ends the
+// session and later requests get 404; a fresh initialize works again.
+func TestSessionLifecycle(t *testing.T) {
+	s := newServer(t, nil)
+	sid := s.initialize(Version20251125)
+	if !visibleASCII.MatchString(sid) || len(sid) < 20 {
+		t.Fatalf("session id %q", sid)
+	}
+	list := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+	resp, body := s.do("POST", sessionHeaders(sid, Version20251125), list)
+	if resp.StatusCode != 200 || !strings.Contains(body, `"tools"`) {
+		t.Fatalf("tools/list: %d %s", resp.StatusCode, body)
+	}
+	resp, body = s.do("POST", sessionHeaders("", Version20251125), list)
+	if resp.StatusCode != 400 {
+		t.Errorf("no session id: %d %s", resp.StatusCode, body)
+	}
+	resp, body = s.do("POST", sessionHeaders("bogus", Version20251125), list)
+	if _, code, _ := rpcError(t, body); resp.StatusCode != 404 || code != jsonrpc.CodeSessionNotFound {
+		t.Errorf("bogus session id: %d %s", resp.StatusCode, body)
+	}
+	resp, _ = s.do("DELETE", sessionHeaders(sid, Version20251125), "")
+	if resp.StatusCode != 200 {
+		t.Errorf("DELETE: %d", resp.StatusCode)
+	}
+	resp, _ = s.do("POST", sessionHeaders(sid, Version20251125), list)
+	if resp.StatusCode != 404 {
+		t.Errorf("after DELETE: %d", resp.StatusCode)
+	}
+	if sid2 := s.initialize(Version20251125); sid2 == sid {
+		t.Error("a new session reused the old id")
+	}
+}
+
+// TestSessionProtocolVersionHeader: an unsupported MCP-Protocol-Version
+// gets 400, and so does one that differs from the negotiated version.
+func TestSessionProtocolVersionHeader(t *testing.T) {
+	s := newServer(t, nil)
+	sid := s.initialize(Version20250618)
+	h := sessionHeaders(sid, Version20250618)
+	h.Set("Mcp-Protocol-Version", "2099-01-01")
+	if resp, body := s.do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); resp.StatusCode != 400 {
+		t.Errorf("unsupported version: %d %s", resp.StatusCode, body)
+	}
+	h.Set("Mcp-Protocol-Version", Version20251125)
+	if resp, body := s.do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); resp.StatusCode != 400 {
+		t.Errorf("version differing from the session's: %d %s", resp.StatusCode, body)
+	}
+	h.Set("Mcp-Protocol-Version", "2099-01-01")
+	if resp, _ := s.do("GET", h, ""); resp.StatusCode != 400 {
+		t.Errorf("GET with unsupported version: %d", resp.StatusCode)
+	}
+}
+
+// TestSessionUnknownMethodIsNot404: in a session, an unknown method is a
+// JSON-RPC error on 200, never 404 (which clients read as "session gone").
+func TestSessionUnknownMethodIsNot404(t *testing.T) {
+	s := newServer(t, nil)
+	sid := s.initialize(Version20251125)
+	resp, body := s.do("POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":1,"method":"foo/bar"}`)
+	if _, code, _ := rpcError(t, body); resp.StatusCode != 200 || code != jsonrpc.CodeMethodNotFound {
+		t.Errorf("%d %s", resp.StatusCode, body)
+	}
+}
+
+// TestSessionBatches: 2025-03-26 sessions accept batches, each response
+// exactly once; later versions refuse them, and initialize never batches.
+func TestSessionBatches(t *testing.T) {
+	s := newServer(t, nil)
+	sid := s.initialize(Version20250326)
+	batch := `[{"jsonrpc":"2.0","id":1,"method":"tools/list"},{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"b"}}},{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}]`
+	resp, body := s.do("POST", sessionHeaders(sid, Version20250326), batch)
+	if resp.StatusCode != 200 {
+		t.Fatalf("batch: %d %s", resp.StatusCode, body)
+	}
+	seen := map[string]int{}
+	for _, m := range messages(t, events(t, body)) {
+		seen[m.ID.Raw()]++
+	}
+	if seen["1"] != 1 || seen["2"] != 1 || len(seen) != 2 {
+		t.Errorf("responses by id %v; body %s", seen, body)
+	}
+	h := sessionHeaders(sid, Version20250326)
+	h.Set("Accept", "application/json")
+	resp, body = s.do("POST", h, batch)
+	var arr []json.RawMessage
+	if err := json.Unmarshal([]byte(body), &arr); resp.StatusCode != 200 || err != nil || len(arr) != 2 {
+		t.Errorf("JSON batch: %d %s", resp.StatusCode, body)
+	}
+	if resp, _ := s.do("POST", sessionHeaders(sid, Version20250326), `[{"jsonrpc":"2.0","method":"notifications/initialized"}]`); resp.StatusCode != 202 {
+		t.Errorf("notification batch: %d", resp.StatusCode)
+	}
+	sid2 := s.initialize(Version20250618)
+	if resp, _ := s.do("POST", sessionHeaders(sid2, Version20250618), batch); resp.StatusCode != 400 {
+		t.Errorf("batch on 2025-06-18: %d", resp.StatusCode)
+	}
+	h = sessionHeaders("", "")
+	if resp, _ := s.do("POST", h, `[{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}]`); resp.StatusCode != 400 {
+		t.Errorf("initialize in a batch: %d", resp.StatusCode)
+	}
+}
+
+// TestStandaloneStream: GET opens the session's stream; session-level
+// notifications arrive there; a second GET gets 409; Accept without
+// text/event-stream gets 406.
+func TestStandaloneStream(t *testing.T) {
+	s := newServer(t, nil)
+	sid := s.initialize(Version20251125)
+	h := sessionHeaders(sid, Version20251125)
+	h.Set("Accept", "text/event-stream")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	resp := s.open(ctx, "GET", h, "")
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("GET: %d %v", resp.StatusCode, resp.Header)
+	}
+	r := newSSEReader(t, resp.Body)
+	if again, _ := s.do("GET", h, ""); again.StatusCode != http.StatusConflict {
+		t.Errorf("second GET: %d", again.StatusCode)
+	}
+	s.engine.broadcast()
+	if m := r.nextMessage(); m.Method != "notifications/tools/list_changed" {
+		t.Errorf("got %+v", m)
+	}
+	h.Set("Accept", "application/json")
+	if resp, _ := s.do("GET", h, ""); resp.StatusCode != http.StatusNotAcceptable {
+		t.Errorf("GET accepting JSON only: %d", resp.StatusCode)
+	}
+}
+
+// TestSessionCancellation: dropping a 2025-era POST does not cancel the
+// call; notifications/cancelled does.
+func TestSessionCancellation(t *testing.T) {
+	s := newServer(t, nil)
+	sid := s.initialize(Version20251125)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		req, _ := http.NewRequestWithContext(ctx, "POST", s.url, strings.NewReader(`{"jsonrpc":"2.0","id":"slow-1","method":"tools/call","params":{"name":"slow","arguments":{"text":"a"}}}`))
+		req.Header = sessionHeaders(sid, Version20251125)
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	<-s.engine.started
+	cancel()
+	select {
+	case <-s.engine.cancelled:
+		t.Fatal("a dropped connection cancelled a 2025-era call")
+	case <-time.After(200 * time.Millisecond):
+	}
+	resp, _ := s.do("POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"slow-1","reason":"user"}}`)
+	if resp.StatusCode != 202 {
+		t.Fatalf("cancelled: %d", resp.StatusCode)
+	}
+	select {
+	case <-s.engine.cancelled:
+	case <-time.After(5 * time.Second):
+		t.Fatal("notifications/cancelled did not cancel the call")
+	}
+	if err := <-s.engine.sendErrs; err == nil {
+		t.Error("Send after cancellation succeeded")
+	}
+}
+
+// TestServerToClientRequest: a sampling request travels on the call's own
+// stream with a session-unique id; the client's answer, POSTed later, gets
+// 202 and reaches the waiting call under the engine's id.
+func TestServerToClientRequest(t *testing.T) {
+	s := newServer(t, nil)
+	sid := s.initialize(Version20251125)
+	resp := s.open(context.Background(), "POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"sample"}}`)
+	r := newSSEReader(t, resp.Body)
+	req := r.nextMessage()
+	if req.Method != "sampling/createMessage" || !req.ID.IsValid() {
+		t.Fatalf("got %+v", req)
+	}
+	answer := `{"jsonrpc":"2.0","id":` + req.ID.Raw() + `,"result":{"role":"assistant","content":{"type":"text","text":"hi"},"model":"m"}}`
+	if resp, body := s.do("POST", sessionHeaders(sid, Version20251125), answer); resp.StatusCode != 202 {
+		t.Fatalf("answer: %d %s", resp.StatusCode, body)
+	}
+	final := r.nextMessage()
+	if final.ID != jsonrpc.Int64ID(5) || !strings.Contains(string(final.Result), "assistant") {
+		t.Errorf("final %s %s", final.ID, final.Result)
+	}
+}
+
+// TestStatelessLegacy: with Options.Stateless, initialize mints no session
+// and any request is served on its own.
+func TestStatelessLegacy(t *testing.T) {
+	s := newServer(t, &Options{Stateless: true})
+	h := sessionHeaders("", "")
+	resp, body := s.do("POST", h, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
+	if resp.StatusCode != 200 || resp.Header.Get("Mcp-Session-Id") != "" || !strings.Contains(body, "2025-11-25") {
+		t.Fatalf("initialize: %d %v %s", resp.StatusCode, resp.Header, body)
+	}
+	h.Set("Mcp-Protocol-Version", Version20251125)
+	resp, body = s.do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`)
+	if resp.StatusCode != 200 || !strings.Contains(body, `"text":"x"`) {
+		t.Fatalf("call: %d %s", resp.StatusCode, body)
+	}
+	h.Del("Mcp-Protocol-Version")
+	if resp, _ := s.do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); resp.StatusCode != 200 {
+		t.Errorf("no version header (assumed 2025-03-26): %d", resp.StatusCode)
+	}
+	if resp, _ := s.do("DELETE", h, ""); resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("DELETE: %d", resp.StatusCode)
+	}
+}
+
+// TestSessionExpiry: an idle session is ended, and its id then gets 404.
+func TestSessionExpiry(t *testing.T) {
+	s := newServer(t, &Options{SessionIdleTimeout: 40 * time.Millisecond})
+	sid := s.initialize(Version20251125)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		resp, _ := s.do("POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
+		if resp.StatusCode == 404 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("session never expired")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	s.h.mu.Lock()
+	n := len(s.h.live)
+	s.h.mu.Unlock()
+	if n != 0 {
+		t.Errorf("%d live sessions after expiry", n)
+	}
+}
