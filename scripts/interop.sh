@@ -52,5 +52,9 @@ rc=0
 ) || rc=$?
 stop_server
 [ "$rc" = 124 ] && log "interop tests timed out after ${TIMEOUT}s"
-[ "$rc" = 0 ] || log "server log: $WORK/server.log"
+if [ "$rc" = 0 ]; then
+  rm -rf "$WORK"
+else
+  log "server log: $WORK/server.log"
+fi
 exit "$rc"

@@ -21,7 +21,7 @@ import (
 // every run goes to /mcp. So the real transport replaces the body of this
 // function with the single line
 //
-//	mux.Handle("/mcp", httptransport.New(gosdk.NewEngine(srv), nil))
+//	mux.Handle("/mcp", httptransport.New(gosdk.NewEngine(srv, nil), nil))
 //
 // (imports: github.com/mcpmount/mcpmount/httptransport and
 // github.com/mcpmount/mcpmount/adapters/gosdk) and nothing else changes.
