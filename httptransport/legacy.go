@@ -45,8 +45,8 @@ func (h *Handler) serveLegacyGet(w http.ResponseWriter, r *http.Request) {
 	endpoint := h.legacyEndpoint(r) + "?" + legacySessionParam + "=" + url.QueryEscape(sess.ID)
 	st.mu.Lock()
 	st.writeLocked(sse.Event{Name: "endpoint", Data: []byte(endpoint)})
-	st.startTimer()
 	st.mu.Unlock()
+	st.startTimer()
 	ls.mu.Lock()
 	ls.active++
 	ls.mu.Unlock()

@@ -62,13 +62,18 @@ func (h *Handler) newStream(w http.ResponseWriter, accept acceptance, modern boo
 }
 
 // startTimer arms the early header flush, or the keep-alive on an open
-// stream.
+// stream, unless a timer runs already.
 func (s *stream) startTimer() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.timer != nil || s.ended || !s.accept.sse {
+		return
+	}
 	d := s.h.cfg.headerFlushDelay
 	if s.open || d == 0 {
 		d = s.h.cfg.keepAlive
 	}
-	if d > 0 && s.accept.sse {
+	if d > 0 {
 		s.timer = time.AfterFunc(d, s.tick)
 	}
 }

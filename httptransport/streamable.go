@@ -404,10 +404,8 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 	ls.mu.Lock()
 	ls.active++
 	ls.mu.Unlock()
-	if st.standalone && st.timer == nil {
-		st.mu.Lock()
+	if st.standalone {
 		st.startTimer()
-		st.mu.Unlock()
 	}
 	select {
 	case <-detached:

@@ -1,0 +1,163 @@
+package httptransport
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/mcpmount/mcpmount/identity"
+	"github.com/mcpmount/mcpmount/jsonrpc"
+)
+
+// TestGuards: the refusals every era shares, each with its status and
+// JSON-RPC code (errors.go).
+func TestGuards(t *testing.T) {
+	s := newServer(t, &Options{MaxBodyBytes: 1024})
+	valid := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + meta + `}}`
+	with := func(kv ...string) http.Header {
+		h := modernHeaders("server/discover")
+		for i := 0; i+1 < len(kv); i += 2 {
+			h.Set(kv[i], kv[i+1])
+		}
+		return h
+	}
+	tests := []struct {
+		name   string
+		header http.Header
+		body   string
+		status int
+		code   int64
+	}{
+		{"oversized body", with(), `{"jsonrpc":"2.0","id":1,"method":"x","params":{"p":"` + strings.Repeat("a", 2000) + `"}}`, 413, jsonrpc.CodeInvalidRequest},
+		{"wrong content type", with("Content-Type", "text/plain"), valid, 415, jsonrpc.CodeInvalidRequest},
+		{"content type with charset", with("Content-Type", "application/json; charset=utf-8"), valid, 200, 0},
+		{"accept neither", with("Accept", "text/html"), valid, 406, jsonrpc.CodeInvalidRequest},
+		{"foreign origin", with("Origin", "http://evil.example"), valid, 403, jsonrpc.CodeInvalidRequest},
+		{"localhost origin", with("Origin", "http://localhost:3000"), valid, 200, 0},
+		{"parse error", with(), `{"jsonrpc":`, 400, jsonrpc.CodeParseError},
+		{"not an object", with(), `42`, 400, jsonrpc.CodeInvalidRequest},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := s.do("POST", tt.header, tt.body)
+			if resp.StatusCode != tt.status {
+				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tt.status, body)
+			}
+			if tt.code != 0 {
+				id, code, _ := rpcError(t, body)
+				if code != tt.code {
+					t.Errorf("code %d, want %d", code, tt.code)
+				}
+				if id != "" && id != "null" {
+					t.Errorf("id %s on an error about an unread request", id)
+				}
+			}
+		})
+	}
+}
+
+// TestDNSRebinding: a loopback server refuses a foreign Host, with or
+// without a matching Origin, and accepts the loopback names.
+func TestDNSRebinding(t *testing.T) {
+	s := newServer(t, nil)
+	valid := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + meta + `}}`
+	for host, want := range map[string]int{"evil.example": 403, "evil.example:80": 403, "localhost": 200, "127.0.0.1:9": 200, "[::1]:8080": 200} {
+		req, _ := http.NewRequest("POST", s.url, strings.NewReader(valid))
+		req.Header = modernHeaders("server/discover")
+		req.Host = host
+		if want == 403 {
+			req.Header.Set("Origin", "http://"+host)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("Host %s: %d, want %d", host, resp.StatusCode, want)
+		}
+	}
+	s2 := newServer(t, &Options{AllowedHosts: []string{"mcp.internal"}, AllowedOrigins: []string{"https://app.example"}})
+	req, _ := http.NewRequest("POST", s2.url, strings.NewReader(valid))
+	req.Header = modernHeaders("server/discover")
+	req.Host = "mcp.internal"
+	req.Header.Set("Origin", "https://app.example")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Access-Control-Allow-Origin") != "https://app.example" {
+		t.Errorf("allowed host and origin: %d %v", resp.StatusCode, resp.Header)
+	}
+}
+
+// TestPreflight: CORS preflights allow every MCP header, Mcp-Param-*
+// included, and expose Mcp-Session-Id.
+func TestPreflight(t *testing.T) {
+	s := newServer(t, nil)
+	h := http.Header{}
+	h.Set("Origin", "http://localhost:5173")
+	h.Set("Access-Control-Request-Method", "POST")
+	h.Set("Access-Control-Request-Headers", "mcp-method, mcp-name, mcp-param-region, content-type")
+	resp, _ := s.do("OPTIONS", h, "")
+	allow := resp.Header.Get("Access-Control-Allow-Headers")
+	if resp.StatusCode != 204 || resp.Header.Get("Access-Control-Allow-Origin") != "http://localhost:5173" {
+		t.Fatalf("%d %v", resp.StatusCode, resp.Header)
+	}
+	for _, want := range []string{"Mcp-Method", "Mcp-Name", "Mcp-Protocol-Version", "Mcp-Session-Id", "Last-Event-ID", "mcp-param-region"} {
+		if !strings.Contains(allow, want) {
+			t.Errorf("Allow-Headers %q lacks %s", allow, want)
+		}
+	}
+	if !strings.Contains(resp.Header.Get("Access-Control-Expose-Headers"), "Mcp-Session-Id") {
+		t.Errorf("Expose-Headers %q", resp.Header.Get("Access-Control-Expose-Headers"))
+	}
+}
+
+// withIdentity is a stand-in for an auth middleware: the subject comes from
+// the X-User header.
+func withIdentity(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if u := r.Header.Get("X-User"); u != "" {
+			r = r.WithContext(identity.NewContext(r.Context(), &identity.Info{Subject: u, Issuer: "test"}))
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// TestSessionBoundToOwner: a session created by one principal is not found
+// for another; each modern request is authorized on its own.
+func TestSessionBoundToOwner(t *testing.T) {
+	s := newServerWith(t, nil, withIdentity)
+	h := sessionHeaders("", "")
+	h.Set("X-User", "alice")
+	resp, _ := s.do("POST", h, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if sid == "" {
+		t.Fatal("no session")
+	}
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`
+	h = sessionHeaders(sid, Version20251125)
+	h.Set("X-User", "alice")
+	if resp, body := s.do("POST", h, call); resp.StatusCode != 200 || !strings.Contains(body, `"who":"alice"`) {
+		t.Fatalf("owner: %d %s", resp.StatusCode, body)
+	}
+	h.Set("X-User", "mallory")
+	if resp, _ := s.do("POST", h, call); resp.StatusCode != 404 {
+		t.Errorf("another principal: %d", resp.StatusCode)
+	}
+	h.Del("X-User")
+	if resp, _ := s.do("POST", h, call); resp.StatusCode != 404 {
+		t.Errorf("no principal: %d", resp.StatusCode)
+	}
+	mh := modernHeaders("tools/call")
+	mh.Set("Mcp-Name", "echo")
+	for _, u := range []string{"alice", "bob"} {
+		mh.Set("X-User", u)
+		_, body := s.do("POST", mh, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{},`+meta+`}}`)
+		if !strings.Contains(body, `"who":"`+u+`"`) {
+			t.Errorf("modern request as %s: %s", u, body)
+		}
+	}
+}
