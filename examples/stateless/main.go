@@ -1,0 +1,91 @@
+// Command stateless runs two instances of one MCP server on two loopback
+// ports behind a round-robin reverse proxy on a third, so consecutive
+// requests of one client land on different instances. 2026-07-28 requests
+// are stateless by design; 2025-era clients are served too because the
+// instances run with httptransport.Options{Stateless: true} (no
+// Mcp-Session-Id, so no instance needs to have seen the client before).
+// The echo tool names the instance that answered.
+//
+//	go run ./examples/stateless [-addr 127.0.0.1:8080]
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/signal"
+	"sync"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/mcpmount/mcpmount/adapters/gosdk"
+	"github.com/mcpmount/mcpmount/examples/internal/demo"
+	"github.com/mcpmount/mcpmount/httptransport"
+)
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:8080", "listen address of the proxy")
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := run(ctx, ln, os.Stdout); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// run serves the proxy on ln and the two instances on free loopback ports
+// until ctx is done.
+func run(ctx context.Context, ln net.Listener, out io.Writer) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg       sync.WaitGroup
+		errs     = make([]error, 3)
+		backends []*url.URL
+	)
+	for i := range 2 {
+		bln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			cancel()
+			wg.Wait()
+			_ = ln.Close()
+			return err
+		}
+		name := fmt.Sprintf("instance %d", i+1)
+		engine := gosdk.NewEngine(demo.NewServer(name, func(context.Context) string { return "served by " + name }), nil)
+		endpoint := httptransport.New(engine, &httptransport.Options{Stateless: true})
+		mux := http.NewServeMux()
+		mux.Handle("/mcp", endpoint)
+		u, _ := url.Parse(demo.BaseURL(bln))
+		backends = append(backends, u)
+		fmt.Fprintf(out, "%s: %s/mcp\n", name, u)
+		wg.Go(func() {
+			defer engine.Close()
+			errs[i] = demo.Serve(ctx, bln, mux, endpoint)
+		})
+	}
+	var next atomic.Uint64
+	proxy := &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(backends[next.Add(1)%uint64(len(backends))])
+		},
+		FlushInterval: -1, // pass every SSE event on at once
+	}
+	fmt.Fprintf(out, "MCP endpoint (round-robin proxy): %s/mcp\n", demo.BaseURL(ln))
+	errs[2] = demo.Serve(ctx, ln, proxy)
+	cancel() // the proxy failed to serve, or ctx is done: stop the instances
+	wg.Wait()
+	return errors.Join(errs...)
+}

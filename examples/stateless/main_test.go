@@ -1,0 +1,39 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/goleak"
+
+	"github.com/mcpmount/mcpmount/examples/internal/demo"
+	"github.com/mcpmount/mcpmount/examples/internal/demotest"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// TestRoundRobin drives the proxy with a 2026-07-28 client and a 2025-11-25
+// client: consecutive calls of one client are answered by both instances.
+func TestRoundRobin(t *testing.T) {
+	base, _ := demotest.Start(t, run)
+	for _, era := range []string{"2026-07-28", "2025-11-25"} {
+		t.Run(era, func(t *testing.T) {
+			cs := demotest.Connect(t, base+"/mcp", era, "", nil)
+			seen := map[string]bool{}
+			for range 4 {
+				echo := demotest.Call(t, cs, &mcp.CallToolParams{Name: "echo", Arguments: demo.EchoArgs{Text: "hi"}})
+				for _, name := range []string{"instance 1", "instance 2"} {
+					if strings.Contains(echo, "served by "+name) {
+						seen[name] = true
+					}
+				}
+			}
+			if len(seen) != 2 {
+				t.Errorf("answered by %v, want both instances", seen)
+			}
+		})
+	}
+}
