@@ -64,10 +64,9 @@ func (h *Handler) serveStreamablePost(w http.ResponseWriter, r *http.Request, re
 		writeRefusal(w, first.ID, herr)
 		return
 	}
-	if header != "" && header != ls.sess.Version && ls.sess.Version >= Version20250618 {
-		writeRPCError(w, http.StatusBadRequest, first.ID, jsonrpc.Errorf(jsonrpc.CodeServerError, "MCP-Protocol-Version differs from the session's version "+ls.sess.Version))
-		return
-	}
+	// A supported MCP-Protocol-Version that differs from the negotiated one
+	// is served under the session's version: the spec is silent (digest
+	// 8.8) and deployed clients (conformance 0.1.16) send a fixed one.
 	if req.batch && ls.sess.Version != Version20250326 {
 		writeRefusal(w, noID, errBatchNotAllowed)
 		return
@@ -367,7 +366,16 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 	}
 	lastID := r.Header.Get("Last-Event-Id")
 	if sid == "" && lastID == "" {
-		h.serveLegacyGet(w, r)
+		switch v := r.Header.Get("Mcp-Protocol-Version"); {
+		case v == "" || v == Version20241105:
+			h.serveLegacyGet(w, r)
+		case h.cfg.stateless:
+			// A 2025-era client's standalone stream needs a session.
+			w.Header().Set("Allow", "POST")
+			writeRefusal(w, noID, errSessionsOff)
+		default:
+			writeRefusal(w, noID, errSessionMissing)
+		}
 		return
 	}
 	if !parseAccept(r).sse {
@@ -383,8 +391,8 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 		writeRefusal(w, noID, herr)
 		return
 	}
-	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && v != ls.sess.Version && ls.sess.Version >= Version20250618 {
-		writeRefusal(w, noID, refusal(http.StatusBadRequest, jsonrpc.CodeServerError, "MCP-Protocol-Version differs from the session's version"))
+	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && !slices.Contains(h.versions(h.engine.Describe(r.Context())), v) {
+		writeRefusal(w, noID, refusal(http.StatusBadRequest, jsonrpc.CodeServerError, "unsupported MCP-Protocol-Version "+v))
 		return
 	}
 	st, after, replay, herr := h.streamFor(ls, lastID)

@@ -60,8 +60,8 @@ func TestSessionProtocolVersionHeader(t *testing.T) {
 		t.Errorf("unsupported version: %d %s", resp.StatusCode, body)
 	}
 	h.Set("Mcp-Protocol-Version", Version20251125)
-	if resp, body := s.do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); resp.StatusCode != 400 {
-		t.Errorf("version differing from the session's: %d %s", resp.StatusCode, body)
+	if resp, body := s.do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); resp.StatusCode != 200 {
+		t.Errorf("a supported version differing from the session's: %d %s", resp.StatusCode, body)
 	}
 	h.Set("Mcp-Protocol-Version", "2099-01-01")
 	if resp, _ := s.do("GET", h, ""); resp.StatusCode != 400 {
@@ -221,6 +221,13 @@ func TestStatelessLegacy(t *testing.T) {
 	}
 	if resp, _ := s.do("DELETE", h, ""); resp.StatusCode != http.StatusMethodNotAllowed {
 		t.Errorf("DELETE: %d", resp.StatusCode)
+	}
+	// The standalone GET a 2025-era client sends after initialize: 405,
+	// never a 2024-11-05 session.
+	h.Set("Accept", "text/event-stream")
+	h.Set("Mcp-Protocol-Version", Version20251125)
+	if resp, body := s.do("GET", h, ""); resp.StatusCode != http.StatusMethodNotAllowed || strings.Contains(body, "event: endpoint") {
+		t.Errorf("stateless GET: %d %s", resp.StatusCode, body)
 	}
 }
 

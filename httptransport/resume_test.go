@@ -1,0 +1,196 @@
+package httptransport
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestPriming: 2025-11-25 SSE streams start with a priming event (an id and
+// empty data, with retry when configured); 2025-06-18 ones do not.
+func TestPriming(t *testing.T) {
+	s := newServer(t, &Options{RetryInterval: 1500 * time.Millisecond})
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"progress","arguments":{"count":1},"_meta":{"progressToken":1}}}`
+	sid := s.initialize(Version20251125)
+	_, body := s.do("POST", sessionHeaders(sid, Version20251125), call)
+	evs := events(t, body)
+	if len(evs) == 0 || !evs[0].HasID || len(evs[0].Data) != 0 || evs[0].Retry != 1500*time.Millisecond {
+		t.Fatalf("first event %+v; body %q", evs, body)
+	}
+	ids := map[string]bool{}
+	for _, e := range evs {
+		if e.HasID {
+			if ids[e.ID] {
+				t.Errorf("duplicate event id %s", e.ID)
+			}
+			ids[e.ID] = true
+		}
+	}
+	sid2 := s.initialize(Version20250618)
+	_, body = s.do("POST", sessionHeaders(sid2, Version20250618), call)
+	for _, e := range events(t, body) {
+		if !e.IsComment {
+			if len(e.Data) == 0 {
+				t.Errorf("2025-06-18 stream has a priming event %+v", e)
+			}
+			break
+		}
+	}
+}
+
+// TestResume: a client whose POST stream drops resumes it with GET and
+// Last-Event-ID and receives exactly the rest of that stream, the response
+// included; an id naming another session's stream replays nothing.
+func TestResume(t *testing.T) {
+	s := newServer(t, nil)
+	gate := make(chan struct{})
+	s.engine.gate = gate
+	sid := s.initialize(Version20251125)
+	ctx, cancel := context.WithCancel(context.Background())
+	resp := s.open(ctx, "POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"progress","arguments":{"count":3},"_meta":{"progressToken":"t"}}}`)
+	r := newSSEReader(t, resp.Body)
+	first := r.next() // priming
+	second := r.next()
+	if !strings.Contains(string(second.Data), `"progress":1`) {
+		t.Fatalf("second event %+v", second)
+	}
+	cancel() // the connection drops after progress 1
+	// Wait until the server noticed, then let the call go on.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		s.h.mu.Lock()
+		ls := s.h.live[sid]
+		s.h.mu.Unlock()
+		ls.mu.Lock()
+		st := ls.streams[strings.Split(first.ID, "_")[0]]
+		ls.mu.Unlock()
+		st.mu.Lock()
+		attached := st.w != nil
+		st.mu.Unlock()
+		if !attached {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("server never noticed the drop")
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	gate <- struct{}{}
+	gate <- struct{}{}
+	// A foreign session cannot resume it.
+	other := s.initialize(Version20251125)
+	h := sessionHeaders(other, Version20251125)
+	h.Set("Accept", "text/event-stream")
+	h.Set("Last-Event-ID", second.ID)
+	if resp, body := s.do("GET", h, ""); resp.StatusCode != 400 || strings.Contains(body, "progress") {
+		t.Errorf("foreign resume: %d %s", resp.StatusCode, body)
+	}
+	h = sessionHeaders(sid, Version20251125)
+	h.Set("Accept", "text/event-stream")
+	h.Set("Last-Event-ID", second.ID)
+	resp2, body := s.do("GET", h, "")
+	if resp2.StatusCode != 200 {
+		t.Fatalf("resume: %d %s", resp2.StatusCode, body)
+	}
+	msgs := messages(t, events(t, body))
+	if len(msgs) != 3 || !strings.Contains(string(msgs[0].Params), `"progress":2`) || !strings.Contains(string(msgs[1].Params), `"progress":3`) || msgs[2].ID.Raw() != "9" {
+		t.Fatalf("replayed %d messages: %s", len(msgs), body)
+	}
+	h.Set("Last-Event-ID", "nosuch_1")
+	if resp, _ := s.do("GET", h, ""); resp.StatusCode != 400 {
+		t.Errorf("unknown stream: %d", resp.StatusCode)
+	}
+}
+
+// TestMemoryEventStoreBound: the store keeps at most its byte budget per
+// session, dropping the oldest events, and says so when asked for them.
+func TestMemoryEventStoreBound(t *testing.T) {
+	m := NewMemoryEventStore(&MemoryEventStoreOptions{MaxBytesPerSession: 100})
+	ctx := context.Background()
+	for i := 1; i <= 10; i++ {
+		if err := m.Append(ctx, "s", "1", i, []byte(strings.Repeat("x", 30))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := m.After(ctx, "s", "1", 0); err != ErrEventsGone {
+		t.Errorf("After(0) = %v, want ErrEventsGone", err)
+	}
+	got, err := m.After(ctx, "s", "1", 8)
+	if err != nil || len(got) != 2 {
+		t.Errorf("After(8) = %d events, %v", len(got), err)
+	}
+	if err := m.Append(ctx, "s", "1", 12, nil); err == nil {
+		t.Error("out-of-order append accepted")
+	}
+	_ = m.SessionClosed(ctx, "s")
+	if _, err := m.After(ctx, "s", "1", 8); err != ErrEventsGone {
+		t.Errorf("after SessionClosed: %v", err)
+	}
+}
+
+// TestShutdownDrains: Shutdown waits for calls in flight and ends GET
+// streams; later requests get 503.
+func TestShutdownDrains(t *testing.T) {
+	s := newServer(t, nil)
+	gate := make(chan struct{})
+	s.engine.gate = gate
+	sid := s.initialize(Version20251125)
+	h := sessionHeaders(sid, Version20251125)
+	h.Set("Accept", "text/event-stream")
+	get := s.open(context.Background(), "GET", h, "")
+	post := s.open(context.Background(), "POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"progress","arguments":{"count":2},"_meta":{"progressToken":1}}}`)
+	r := newSSEReader(t, post.Body)
+	if m := r.nextMessage(); m.Method != "notifications/progress" {
+		t.Fatalf("got %+v", m)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	shut := make(chan error)
+	go func() { shut <- s.h.Shutdown(ctx) }()
+	select {
+	case err := <-shut:
+		t.Fatalf("Shutdown returned before the call finished: %v", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	gate <- struct{}{}
+	r.nextMessage() // progress 2
+	if final := r.nextMessage(); final.ID.Raw() != "1" || !strings.Contains(string(final.Result), `"text":"2"`) {
+		t.Errorf("drained call answered %s", final.Result)
+	}
+	if err := <-shut; err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	buf := make([]byte, 64)
+	for {
+		if _, err := get.Body.Read(buf); err != nil {
+			break // the GET stream ended
+		}
+	}
+	if resp, _ := s.do("POST", modernHeaders("server/discover"), `{}`); resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("after Shutdown: %d", resp.StatusCode)
+	}
+}
+
+// TestWriteTimeoutDoesNotKillStreams: a server WriteTimeout shorter than
+// the stream's life does not cut it.
+func TestWriteTimeoutDoesNotKillStreams(t *testing.T) {
+	e := newTestEngine()
+	h := New(e, &Options{KeepAlive: 10 * time.Millisecond})
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config.WriteTimeout = 50 * time.Millisecond
+	srv.Start()
+	defer srv.Close()
+	defer h.Shutdown(context.Background())
+	s := &server{t: t, h: h, engine: e, url: srv.URL, srv: srv}
+	resp := s.open(context.Background(), "POST", modernHeaders("subscriptions/listen"), `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},`+meta+`}}`)
+	r := newSSEReader(t, resp.Body)
+	r.nextMessage()
+	time.Sleep(150 * time.Millisecond)
+	s.engine.broadcast()
+	if m := r.nextMessage(); m.Method != "notifications/tools/list_changed" {
+		t.Fatalf("got %s", m.Method)
+	}
+}
