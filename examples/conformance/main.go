@@ -31,7 +31,7 @@ func main() {
 	log.SetPrefix("conformance-server: ")
 
 	mux := http.NewServeMux()
-	mount(mux, NewServer())
+	mcpHandler := mount(mux, NewServer())
 
 	var handler http.Handler = mux
 	if *token != "" {
@@ -56,9 +56,13 @@ func main() {
 		log.Fatal(err)
 	case <-ctx.Done():
 	}
-	// Streams may be long-lived: give in-flight requests a moment, then cut.
+	// End the MCP streams (listen streams get their final result), then
+	// give in-flight requests a moment, then cut.
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
+	if err := mcpHandler.Shutdown(shutdownCtx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		log.Print(err)
+	}
 	if err := hs.Shutdown(shutdownCtx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		log.Print(err)
 	}
