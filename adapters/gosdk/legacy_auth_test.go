@@ -1,0 +1,215 @@
+package gosdk_test
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/base64"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpmount/mcpmount/adapters/gosdk"
+	"github.com/mcpmount/mcpmount/auth"
+	"github.com/mcpmount/mcpmount/httptransport"
+)
+
+// TestLegacySSEClient: go-sdk's SSEClientTransport (2024-11-05 HTTP+SSE)
+// connects through the handler that serves Streamable HTTP, calls a tool
+// with progress, and cancels a slow call.
+func TestLegacySSEClient(t *testing.T) {
+	f := newFixture(t, nil)
+	var mu sync.Mutex
+	var progress []float64
+	client := mcp.NewClient(&mcp.Implementation{Name: "sse-client", Version: "1"}, &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+		mu.Lock()
+		progress = append(progress, req.Params.Progress)
+		mu.Unlock()
+	}})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.SSEClientTransport{Endpoint: f.url}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	defer cs.Close()
+	params := &mcp.CallToolParams{Name: "progress", Arguments: map[string]any{"count": 4}}
+	params.SetProgressToken("sse")
+	res, err := cs.CallTool(ctx, params)
+	if err != nil || textOf(t, res) != "4" {
+		t.Fatalf("progress: %v %v", res, err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		mu.Lock()
+		n := len(progress)
+		mu.Unlock()
+		if n == 4 || time.Now().After(deadline) {
+			if n != 4 {
+				t.Errorf("%d progress notifications, want 4", n)
+			}
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	callCtx, callCancel := context.WithCancel(ctx)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(callCtx, &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"text": "sse"}})
+		errc <- err
+	}()
+	<-f.started
+	callCancel()
+	select {
+	case name := <-f.cancelled:
+		if name != "sse" {
+			t.Fatalf("cancelled %q", name)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("cancelling the client's call did not reach the tool")
+	}
+	if err := <-errc; err == nil {
+		t.Error("cancelled call returned no error")
+	}
+}
+
+// TestLegacyURLServesNewerClients: the URL a 2024-11-05 client uses is the
+// same mount, so a 2025-11-25 client configured with it completes a call
+// without any fallback, and so does a 2026-07-28 client.
+func TestLegacyURLServesNewerClients(t *testing.T) {
+	f := newFixture(t, nil)
+	for _, v := range []string{httptransport.Version20251125, httptransport.Version20260728} {
+		cs := connect(t, f.url, v, nil)
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": v}})
+		if err != nil || textOf(t, res) != v {
+			t.Errorf("%s: %v %v", v, res, err)
+		}
+	}
+}
+
+// bearerTransport adds a bearer token to every request.
+type bearerTransport struct{ token string }
+
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestTokenReachesTool: a real Ed25519-signed JWT, verified against a real
+// JWKS endpoint, carries its subject through the transport to the tool
+// (req.Extra.TokenInfo) at 2026-07-28, 2025-11-25 and over legacy SSE; a
+// session opened by one principal is not found for another.
+func TestTokenReachesTool(t *testing.T) {
+	pub, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jwks := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"keys":[{"kty":"OKP","crv":"Ed25519","kid":"k1","alg":"EdDSA","use":"sig","x":%q}]}`, base64.RawURLEncoding.EncodeToString(pub))
+	}))
+	defer jwks.Close()
+
+	server := mcp.NewServer(&mcp.Implementation{Name: "auth", Version: "1"}, nil)
+	mcp.AddTool(server, &mcp.Tool{Name: "whoami"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		who := "anonymous"
+		if req.Extra != nil && req.Extra.TokenInfo != nil {
+			who = req.Extra.TokenInfo.UserID + " " + strings.Join(req.Extra.TokenInfo.Scopes, ",")
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: who}}}, nil, nil
+	})
+	engine := gosdk.NewEngine(server, nil)
+	defer engine.Close()
+	h := httptransport.New(engine, nil)
+	mux := http.NewServeMux()
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	resource := srv.URL + "/mcp"
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	verifier, err := auth.NewJWTVerifier(ctx, &auth.JWTOptions{Issuer: "https://issuer.test", Audience: resource, JWKSURL: jwks.URL, Algorithms: []string{"EdDSA"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer verifier.Close()
+	prm, _ := auth.MetadataURL(resource)
+	mux.Handle("/mcp", auth.RequireBearer(verifier, &auth.Options{ResourceMetadataURL: prm, Scopes: []string{"mcp"}})(h))
+	defer func() {
+		sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer scancel()
+		_ = h.Shutdown(sctx)
+	}()
+
+	token := func(sub string) string {
+		tok := jwt.NewWithClaims(jwt.SigningMethodEdDSA, jwt.MapClaims{
+			"iss": "https://issuer.test", "aud": resource, "sub": sub, "scope": "mcp tools",
+			"exp": time.Now().Add(time.Hour).Unix(), "iat": time.Now().Unix(),
+		})
+		tok.Header["kid"] = "k1"
+		s, err := tok.SignedString(priv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	alice := &http.Client{Transport: bearerTransport{token("alice")}}
+	whoami := func(t *testing.T, cs *mcp.ClientSession) string {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "whoami", Arguments: map[string]any{}})
+		if err != nil {
+			t.Fatalf("whoami: %v", err)
+		}
+		return textOf(t, res)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil)
+	for _, v := range []string{httptransport.Version20260728, httptransport.Version20251125} {
+		cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: resource, HTTPClient: alice}, &mcp.ClientSessionOptions{ProtocolVersion: v})
+		if err != nil {
+			t.Fatalf("%s connect: %v", v, err)
+		}
+		if got := whoami(t, cs); got != "alice mcp,tools" {
+			t.Errorf("%s: tool saw %q", v, got)
+		}
+		if v == httptransport.Version20251125 {
+			// Bob presents a valid token with Alice's session id.
+			req, _ := http.NewRequest("POST", resource, strings.NewReader(`{"jsonrpc":"2.0","id":9,"method":"tools/list"}`))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Mcp-Session-Id", cs.ID())
+			req.Header.Set("Mcp-Protocol-Version", v)
+			resp, err := (&http.Client{Transport: bearerTransport{token("bob")}}).Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusNotFound {
+				t.Errorf("session hijack by another principal: %d", resp.StatusCode)
+			}
+		}
+		cs.Close()
+	}
+	cs, err := client.Connect(ctx, &mcp.SSEClientTransport{Endpoint: resource, HTTPClient: alice}, nil)
+	if err != nil {
+		t.Fatalf("SSE connect: %v", err)
+	}
+	if got := whoami(t, cs); got != "alice mcp,tools" {
+		t.Errorf("legacy SSE: tool saw %q", got)
+	}
+	cs.Close()
+	resp, err := http.Post(resource, "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 401 || !strings.Contains(resp.Header.Get("WWW-Authenticate"), `resource_metadata="`+prm+`"`) {
+		t.Errorf("no token: %d %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+	}
+}
