@@ -1,0 +1,166 @@
+package httptransport
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+)
+
+// openLegacy opens a 2024-11-05 stream at path and returns the reader and
+// the endpoint URI of its first event.
+func openLegacy(t *testing.T, ctx context.Context, rawURL string, header http.Header) (*sseReader, string) {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(ctx, "GET", rawURL, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("GET: %d %v", resp.StatusCode, resp.Header)
+	}
+	r := newSSEReader(t, resp.Body)
+	e := r.next()
+	if e.Name != "endpoint" {
+		t.Fatalf("first event %q, want endpoint", e.Name)
+	}
+	return r, string(e.Data)
+}
+
+// TestLegacySSE: the 2024-11-05 wire. The endpoint event comes first and
+// names this URL with a session; POSTs to it get 202 and their answers
+// arrive on the stream as "message" events, never in the POST body.
+func TestLegacySSE(t *testing.T) {
+	s := newServer(t, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r, endpoint := openLegacy(t, ctx, s.url, nil)
+	if !strings.HasPrefix(endpoint, "/mcp?sessionId=") {
+		t.Fatalf("endpoint %q", endpoint)
+	}
+	post := s.srv.URL + endpoint
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	resp, body := s.doURL("POST", post, h, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{}}}`)
+	if resp.StatusCode != 202 || strings.Contains(body, "protocolVersion") {
+		t.Fatalf("initialize POST: %d %q", resp.StatusCode, body)
+	}
+	e := r.next()
+	if e.Name != "message" || !strings.Contains(string(e.Data), `"protocolVersion":"2024-11-05"`) {
+		t.Fatalf("initialize result event %q %s", e.Name, e.Data)
+	}
+	if resp, _ := s.doURL("POST", post, h, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); resp.StatusCode != 202 {
+		t.Errorf("initialized: %d", resp.StatusCode)
+	}
+	if resp, _ := s.doURL("POST", post, h, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"progress","arguments":{"count":2},"_meta":{"progressToken":1}}}`); resp.StatusCode != 202 {
+		t.Fatalf("call: %d", resp.StatusCode)
+	}
+	for i, want := range []string{`"progress":1`, `"progress":2`, `"id":2`} {
+		if e := r.next(); e.Name != "message" || !strings.Contains(string(e.Data), want) {
+			t.Errorf("event %d: %q %s", i, e.Name, e.Data)
+		}
+	}
+	// A second stream is a second session, with its own messages.
+	r2, endpoint2 := openLegacy(t, ctx, s.url, nil)
+	if endpoint2 == endpoint {
+		t.Fatal("two streams share an endpoint")
+	}
+	s.doURL("POST", s.srv.URL+endpoint2, h, `{"jsonrpc":"2.0","id":"only-2","method":"tools/list"}`)
+	if e := r2.next(); !strings.Contains(string(e.Data), `"only-2"`) {
+		t.Errorf("second stream got %s", e.Data)
+	}
+	s.doURL("POST", post, h, `{"jsonrpc":"2.0","id":"only-1","method":"tools/list"}`)
+	if e := r.next(); !strings.Contains(string(e.Data), `"only-1"`) {
+		t.Errorf("first stream got %s", e.Data)
+	}
+	// Closing the stream ends the session.
+	cancel()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		resp, _ := s.doURL("POST", post, h, `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`)
+		if resp.StatusCode == 404 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("session alive after its stream closed: %d", resp.StatusCode)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestLegacyBadPosts: malformed message POSTs get the documented status,
+// and the stream stays usable.
+func TestLegacyBadPosts(t *testing.T) {
+	s := newServer(t, &Options{MaxBodyBytes: 256})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r, endpoint := openLegacy(t, ctx, s.url, nil)
+	post := s.srv.URL + endpoint
+	u, _ := url.Parse(post)
+	json := http.Header{"Content-Type": {"application/json"}}
+	tests := []struct {
+		name   string
+		url    string
+		header http.Header
+		body   string
+		status int
+	}{
+		{"bad JSON", post, json, `{"jsonrpc":`, 400},
+		{"not a message", post, json, `{"jsonrpc":"2.0"}`, 400},
+		{"wrong content type", post, http.Header{"Content-Type": {"text/plain"}}, `{}`, 415},
+		{"oversized", post, json, `{"jsonrpc":"2.0","id":1,"method":"x","params":{"p":"` + strings.Repeat("a", 300) + `"}}`, 413},
+		{"unknown session", s.url + "?sessionId=NOSUCHSESSION", json, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, 404},
+		{"missing session", s.url + "?sessionId=", json, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, 400},
+		{"foreign origin", post, http.Header{"Content-Type": {"application/json"}, "Origin": {"http://evil.example"}}, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, 403},
+		{"batch", post, json, `[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]`, 400},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := s.doURL("POST", tt.url, tt.header, tt.body)
+			if resp.StatusCode != tt.status {
+				t.Errorf("status %d, want %d: %s", resp.StatusCode, tt.status, body)
+			}
+		})
+	}
+	s.doURL("POST", u.String(), json, `{"jsonrpc":"2.0","id":"still","method":"tools/list"}`)
+	if e := r.next(); !strings.Contains(string(e.Data), `"still"`) {
+		t.Errorf("stream after bad posts: %s", e.Data)
+	}
+}
+
+// TestLegacyEndpointUnderPrefix: the endpoint URI is right under
+// http.StripPrefix, and under a proxy that says X-Forwarded-Prefix.
+func TestLegacyEndpointUnderPrefix(t *testing.T) {
+	h := New(newTestEngine(), nil)
+	mux := http.NewServeMux()
+	mux.Handle("/api/v1/", http.StripPrefix("/api/v1", h))
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	defer h.Shutdown(context.Background())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, endpoint := openLegacy(t, ctx, srv.URL+"/api/v1/mcp", nil)
+	if !strings.HasPrefix(endpoint, "/api/v1/mcp?sessionId=") {
+		t.Errorf("under StripPrefix: %q", endpoint)
+	}
+	resp, err := http.Post(srv.URL+endpoint, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 202 {
+		t.Errorf("POST to the endpoint under StripPrefix: %d", resp.StatusCode)
+	}
+	_, endpoint = openLegacy(t, ctx, srv.URL+"/api/v1/mcp", http.Header{"X-Forwarded-Prefix": {"/public"}})
+	if !strings.HasPrefix(endpoint, "/public/api/v1/mcp?sessionId=") {
+		t.Errorf("behind a prefix-stripping proxy: %q", endpoint)
+	}
+}
