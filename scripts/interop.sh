@@ -9,6 +9,7 @@
 #   INTEROP_NODE      Node.js used to run the tests (default: node on PATH, >= 20; else the pinned Node)
 #   INTEROP_TIMEOUT   seconds allowed for the test run (default 300)
 #   MCP_TOKEN         bearer token to use (default: random)
+#   INTEROP_NO_TOKEN  set to 1 to run without any bearer token
 #   MCP_SSE_URL, CONFORMANCE_URL_2026   override the detected endpoints (see era_urls in common.sh)
 set -euo pipefail
 
@@ -18,7 +19,15 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 TIMEOUT=${INTEROP_TIMEOUT:-300}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/mcpmount-interop.XXXXXX")
-export MCP_TOKEN=${MCP_TOKEN:-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')}
+# INTEROP_NO_TOKEN=1 runs the clients without a token against a server
+# that requires none; otherwise the server requires MCP_TOKEN (random by default).
+if [ "${INTEROP_NO_TOKEN:-}" = 1 ]; then
+  unset MCP_TOKEN
+  TOKEN_ARGS=()
+else
+  export MCP_TOKEN=${MCP_TOKEN:-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')}
+  TOKEN_ARGS=(-token "$MCP_TOKEN")
+fi
 
 trap stop_server EXIT
 trap 'exit 130' INT
@@ -39,7 +48,7 @@ fi
 
 log "building examples/conformance..."
 build_server "$WORK"
-start_server "$WORK" -token "$MCP_TOKEN"
+start_server "$WORK" "${TOKEN_ARGS[@]}"
 era_urls
 log "server: $SERVER_URL (SSE: $URL_SSE, 2026-07-28: $URL_MODERN); tests run with $TEST_NODE ($("$TEST_NODE" --version))"
 
