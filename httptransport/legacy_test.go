@@ -164,3 +164,29 @@ func TestLegacyEndpointUnderPrefix(t *testing.T) {
 		t.Errorf("behind a prefix-stripping proxy: %q", endpoint)
 	}
 }
+
+// TestLegacyShutdown: Shutdown ends 2024-11-05 streams, and their sessions.
+func TestLegacyShutdown(t *testing.T) {
+	s := newServer(t, &Options{KeepAlive: 10 * time.Millisecond})
+	r, endpoint := openLegacy(t, context.Background(), s.url, nil)
+	e, err := r.r.Next() // keep-alive comments flow on the legacy stream
+	if err != nil || !e.IsComment {
+		t.Fatalf("expected a keep-alive comment, got %+v %v", e, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := s.h.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := r.r.Next(); err != nil {
+			break // the stream ended
+		}
+	}
+	s.h.mu.Lock()
+	n := len(s.h.live)
+	s.h.mu.Unlock()
+	if n != 0 {
+		t.Errorf("%d sessions alive after Shutdown (endpoint %s)", n, endpoint)
+	}
+}

@@ -1,6 +1,7 @@
 package gosdk
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -75,10 +76,11 @@ func (c *callConn) Write(ctx context.Context, msg gojsonrpc.Message) error {
 		}
 		return nil
 	}
-	if out.IsNotification() && !c.listen && sessionLevel(out.Method) {
+	if out.IsNotification() && sessionLevel(out.Method) && !(c.listen && bytes.Contains(out.Params, subscriptionIDKey)) {
 		// The SDK broadcasts list changes to every session it knows,
 		// this one-call connection included; they belong on the session's
-		// GET stream or a listen stream, never on a call's (digest 1.5).
+		// GET stream, or on a listen stream when tagged with its
+		// subscription id, never on a call's (digest 1.5, 2.3).
 		return nil
 	}
 	return c.call.Send(ctx, out)
@@ -112,6 +114,8 @@ func (c *callConn) wait() *jsonrpc.Message {
 		}
 	}
 }
+
+var subscriptionIDKey = []byte(`"io.modelcontextprotocol/subscriptionId"`)
 
 // sessionLevel reports the notifications that belong to no call.
 func sessionLevel(method string) bool {

@@ -164,3 +164,41 @@ func TestGoSDKClientBothEras(t *testing.T) {
 		})
 	}
 }
+
+// TestDescribeFollowsToolChanges: the x-mcp-header parameters the transport
+// checks come from the tools' schemas, and a tool added later is checked
+// once the server announces the change.
+func TestDescribeFollowsToolChanges(t *testing.T) {
+	server := mcp.NewServer(&mcp.Implementation{Name: "d", Version: "1"}, nil)
+	engine := gosdk.NewEngine(server, nil)
+	defer engine.Close()
+	ctx := context.Background()
+	if d := engine.Describe(ctx); len(d.ToolHeaders) != 0 {
+		t.Fatalf("headers before any tool: %v", d.ToolHeaders)
+	}
+	schema := map[string]any{"type": "object", "properties": map[string]any{
+		"region": map[string]any{"type": "string", "x-mcp-header": "Region"},
+		"loc":    map[string]any{"type": "object", "properties": map[string]any{"zone": map[string]any{"type": "integer", "x-mcp-header": "Zone"}}},
+	}}
+	server.AddTool(&mcp.Tool{Name: "geo", InputSchema: schema}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{}, nil
+	})
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		params := engine.Describe(ctx).ToolHeaders["geo"]
+		if len(params) == 2 {
+			got := map[string]string{}
+			for _, p := range params {
+				got[p.Header] = fmt.Sprint(p.Path)
+			}
+			if got["Region"] != "[region]" || got["Zone"] != "[loc zone]" {
+				t.Errorf("params %v", got)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the new tool's header parameters never appeared: %v", params)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
