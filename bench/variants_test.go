@@ -1,0 +1,80 @@
+package bench
+
+import (
+	"runtime"
+	"testing"
+)
+
+// TestVariants checks that every server variant answers each scenario's
+// request correctly, so that the benchmarks measure working servers.
+func TestVariants(t *testing.T) {
+	for _, sc := range Scenarios() {
+		for _, v := range Variants() {
+			t.Run(sc.Name+"/"+v.Name, func(t *testing.T) {
+				if sc.Needs2026 && v.Rejects2026 {
+					t.Skip("rejects 2026-07-28 requests")
+				}
+				before := runtime.NumGoroutine()
+				srv, err := Start(v.New(sc.Mode))
+				if err != nil {
+					t.Fatal(err)
+				}
+				c, err := Dial(srv.Addr)
+				if err != nil {
+					t.Fatal(err)
+				}
+				req, err := sc.Prepare(c, srv.Addr)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for range 3 {
+					resp, err := c.Do(req)
+					if err != nil {
+						t.Fatal(err)
+					}
+					lost, err := sc.Check(resp)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if lost > 0 {
+						t.Logf("%d progress notifications missing", lost)
+					}
+				}
+				_ = c.Close()
+				srv.Stop()
+				if n := settle(before); n > before {
+					t.Errorf("%d goroutines left behind", n-before)
+				}
+			})
+		}
+	}
+}
+
+// TestHold runs the held-stream harness on a few streams per variant: a
+// child server, streams opened, memory read, the fan-out received by all.
+func TestHold(t *testing.T) {
+	exe := testExecutable(t)
+	for _, v := range Variants() {
+		t.Run(v.Name, func(t *testing.T) {
+			child, err := StartChild(exe, v.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			conns, err := OpenStreams(child.Addr, v.HoldGET, 5)
+			if err != nil {
+				child.Kill()
+				t.Fatal(err)
+			}
+			if _, _, err := child.Mem(); err != nil {
+				t.Error(err)
+			}
+			if _, err := FanOut(child, conns); err != nil {
+				t.Error(err)
+			}
+			CloseAll(conns)
+			if err := child.Quit(); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
