@@ -1,6 +1,8 @@
 package httptransport
 
 import (
+	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -159,5 +161,22 @@ func TestSessionBoundToOwner(t *testing.T) {
 		if !strings.Contains(body, `"who":"`+u+`"`) {
 			t.Errorf("modern request as %s: %s", u, body)
 		}
+	}
+}
+
+// TestEnginePanic: a panicking engine answers -32603 and the server lives
+// on, in both eras.
+func TestEnginePanic(t *testing.T) {
+	s := newServer(t, &Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	h := modernHeaders("tools/call")
+	h.Set("Mcp-Name", "panic")
+	_, body := s.do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"panic",`+meta+`}}`)
+	if _, code, _ := rpcError(t, body); code != jsonrpc.CodeInternalError {
+		t.Errorf("modern: %s", body)
+	}
+	sid := s.initialize(Version20251125)
+	_, body = s.do("POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"panic"}}`)
+	if _, code, _ := rpcError(t, body); code != jsonrpc.CodeInternalError {
+		t.Errorf("2025: %s", body)
 	}
 }

@@ -21,7 +21,7 @@ type Handler struct {
 
 	closing   atomic.Bool
 	shutdownC chan struct{}
-	inflight  sync.WaitGroup // calls and streams being served
+	inflight  drainGroup // requests and calls being served
 
 	mu      sync.Mutex
 	live    map[string]*liveSession // sessions served by this instance
@@ -53,10 +53,6 @@ func New(engine Engine, opts *Options) *Handler {
 // ServeHTTP routes a request to its era's handling after the guards that
 // every era shares.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if h.closing.Load() {
-		writeRefusal(w, noID, errShuttingDown)
-		return
-	}
 	if err := h.checkOrigin(r); err != nil {
 		writeRefusal(w, noID, err)
 		return
@@ -66,8 +62,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.setCORS(w, r)
-	h.inflight.Add(1)
-	defer h.inflight.Done()
+	if !h.inflight.enter() {
+		writeRefusal(w, noID, errShuttingDown)
+		return
+	}
+	defer h.inflight.exit()
 	switch r.Method {
 	case http.MethodPost:
 		h.servePost(w, r)
@@ -141,11 +140,7 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 	for _, s := range sessions {
 		s.closeStreams()
 	}
-	done := make(chan struct{})
-	go func() {
-		h.inflight.Wait()
-		close(done)
-	}()
+	done := h.inflight.close()
 	h.stopJanitor()
 	var err error
 	select {

@@ -68,7 +68,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *reque
 		}()
 	}
 	st.startTimer()
-	resp, err := h.engine.Serve(ctx, call)
+	resp, err := h.serveEngine(ctx, call)
 	if ctx.Err() != nil {
 		st.cut()
 		st.detach()

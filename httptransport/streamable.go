@@ -150,7 +150,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 	defer cancel()
 	call := &Call{Request: m, Version: sess.Version, Session: sess, Header: r.Header, out: st, ctx: ctx, cancel: cancel}
 	st.startTimer()
-	resp, err := h.engine.Serve(ctx, call)
+	resp, err := h.serveEngine(ctx, call)
 	resp = responseOf(m.ID, resp, err)
 	if resp.Error == nil {
 		sess.Version = negotiatedVersion(resp, sess.Version)
@@ -292,12 +292,12 @@ func (h *Handler) startCall(r *http.Request, ls *liveSession, version string, m 
 		}
 	}
 	st.startTimer()
-	h.inflight.Add(1)
+	h.inflight.enterLate()
 	go func() {
-		defer h.inflight.Done()
+		defer h.inflight.exit()
 		defer stop()
 		defer cancel()
-		resp, err := h.engine.Serve(ctx, call)
+		resp, err := h.serveEngine(ctx, call)
 		resp = responseOf(m.ID, resp, err)
 		if ctx.Err() != nil {
 			st.cut() // cancelled: no response follows (digest 1.11)

@@ -132,6 +132,8 @@ func (e *testEngine) tool(ctx context.Context, call *Call) (*jsonrpc.Message, er
 			}
 		}
 		return result(m.ID, map[string]any{"text": fmt.Sprint(p.Arguments.Count)}), nil
+	case "panic":
+		panic("tool exploded")
 	case "slow":
 		e.started <- p.Arguments.Text
 		<-ctx.Done()
@@ -158,9 +160,6 @@ func (e *testEngine) tool(ctx context.Context, call *Call) (*jsonrpc.Message, er
 
 func (e *testEngine) listen(ctx context.Context, call *Call) (*jsonrpc.Message, error) {
 	ack := `{"notifications":{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/subscriptionId":` + call.Request.ID.Raw() + `}}`
-	if err := call.Send(ctx, jsonrpc.NewNotification("notifications/subscriptions/acknowledged", json.RawMessage(ack))); err != nil {
-		return nil, err
-	}
 	e.mu.Lock()
 	e.listeners[call] = true
 	e.mu.Unlock()
@@ -169,6 +168,9 @@ func (e *testEngine) listen(ctx context.Context, call *Call) (*jsonrpc.Message, 
 		delete(e.listeners, call)
 		e.mu.Unlock()
 	}()
+	if err := call.Send(ctx, jsonrpc.NewNotification("notifications/subscriptions/acknowledged", json.RawMessage(ack))); err != nil {
+		return nil, err
+	}
 	<-ctx.Done()
 	return nil, ctx.Err()
 }

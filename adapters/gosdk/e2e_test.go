@@ -3,7 +3,10 @@ package gosdk_test
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -56,6 +59,9 @@ func newFixture(t *testing.T, opts *httptransport.Options) *fixture {
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(a.Count)}}}, nil, nil
 	})
+	mcp.AddTool(server, &mcp.Tool{Name: "boom"}, func(ctx context.Context, req *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
+		panic("boom")
+	})
 	mcp.AddTool(server, &mcp.Tool{Name: "slow"}, func(ctx context.Context, req *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
 		f.started <- a.Text
 		select {
@@ -66,7 +72,7 @@ func newFixture(t *testing.T, opts *httptransport.Options) *fixture {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil, nil
 		}
 	})
-	engine := gosdk.NewEngine(server, nil)
+	engine := gosdk.NewEngine(server, &gosdk.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	h := httptransport.New(engine, opts)
 	srv := httptest.NewServer(h)
 	t.Cleanup(func() {
@@ -157,8 +163,12 @@ func TestGoSDKClientBothEras(t *testing.T) {
 			if len(got) != 5 {
 				t.Errorf("got %d progress notifications %v, want 5", len(got), got)
 			}
+			// A panicking tool is an error for this call only.
+			if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "boom", Arguments: map[string]any{"text": "x"}}); err == nil || !strings.Contains(err.Error(), "internal error") {
+				t.Errorf("panicking tool: %v", err)
+			}
 			tools, err := cs.ListTools(ctx, nil)
-			if err != nil || len(tools.Tools) != 3 {
+			if err != nil || len(tools.Tools) != 4 {
 				t.Errorf("ListTools = %v, %v", tools, err)
 			}
 		})

@@ -18,6 +18,12 @@ import (
 type Options struct {
 	// Logger receives the engine's logs. Nil means slog.Default().
 	Logger *slog.Logger
+
+	// KeepPanics leaves panics in the server's handlers alone. By default
+	// NewEngine adds middleware to the server that turns a panicking
+	// handler into a -32603 error, since the SDK runs handlers on
+	// goroutines no router middleware can protect.
+	KeepPanics bool
 }
 
 // Engine implements httptransport.Engine on an *mcp.Server.
@@ -46,6 +52,9 @@ func NewEngine(server *mcp.Server, opts *Options) *Engine {
 		e.logger = opts.Logger
 	} else {
 		e.logger = slog.Default()
+	}
+	if opts == nil || !opts.KeepPanics {
+		server.AddReceivingMiddleware(recoverPanics(e.logger))
 	}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
 	return e
