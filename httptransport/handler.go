@@ -13,6 +13,7 @@ type Handler struct {
 	engine   Engine
 	cfg      config
 	sessions SessionStore
+	tag      string // prefixes this instance's stream ids, unique in a shared EventStore
 
 	// ctx lives as long as the handler; sessions and calls that outlive
 	// their HTTP request derive from it, so Shutdown can end them.
@@ -40,6 +41,7 @@ func New(engine Engine, opts *Options) *Handler {
 		shutdownC: make(chan struct{}),
 		live:      make(map[string]*liveSession),
 		listens:   make(map[*stream]*Call),
+		tag:       newSessionID()[:6],
 	}
 	if opts != nil && opts.Sessions != nil {
 		h.sessions = opts.Sessions

@@ -63,7 +63,7 @@ func (ls *liveSession) Send(ctx context.Context, msg *jsonrpc.Message) error {
 func (ls *liveSession) newCallStream(st *stream) {
 	ls.mu.Lock()
 	ls.nextStream++
-	st.sess, st.id = ls, strconv.Itoa(ls.nextStream)
+	st.sess, st.id = ls, ls.h.tag+strconv.Itoa(ls.nextStream)
 	ls.streams[st.id] = st
 	ls.mu.Unlock()
 	st.priming = ls.h.cfg.events != nil && ls.sess.Version >= Version20251125
