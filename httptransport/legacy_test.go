@@ -190,3 +190,17 @@ func TestLegacyShutdown(t *testing.T) {
 		t.Errorf("%d sessions alive after Shutdown (endpoint %s)", n, endpoint)
 	}
 }
+
+// TestLegacySessionNotAStreamableSession: a 2024-11-05 session id is not
+// accepted as an Mcp-Session-Id.
+func TestLegacySessionNotAStreamableSession(t *testing.T) {
+	s := newServer(t, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, endpoint := openLegacy(t, ctx, s.url, nil)
+	u, _ := url.Parse(endpoint)
+	sid := u.Query().Get("sessionId")
+	if resp, _ := s.do("POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); resp.StatusCode != 404 {
+		t.Errorf("legacy id as Mcp-Session-Id: %d", resp.StatusCode)
+	}
+}

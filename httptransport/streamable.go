@@ -97,13 +97,14 @@ func (h *Handler) lookup(r *http.Request, sid string) (*liveSession, *httpError)
 	ls := h.live[sid]
 	h.mu.Unlock()
 	if ls != nil {
-		if ls.owner != owner {
+		// A 2024-11-05 session is reached through its sessionId URL only.
+		if ls.owner != owner || ls.sess.Legacy {
 			return nil, errSessionNotFound
 		}
 		return ls, nil
 	}
 	rec, err := h.sessions.Get(r.Context(), sid)
-	if err != nil || rec.Owner != owner {
+	if err != nil || rec.Owner != owner || rec.Legacy {
 		return nil, errSessionNotFound
 	}
 	sess := &Session{ID: rec.ID, Version: rec.Version, Legacy: rec.Legacy, state: rec.State}
