@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+
+	"github.com/mcpmount/mcpmount/internal/jsonscan"
 )
 
 // ID is a request id: a JSON string or integer kept exactly as received, so
@@ -34,9 +36,11 @@ func ParseID(raw json.RawMessage) (ID, error) {
 	}
 	switch c := raw[0]; {
 	case c == '"':
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return ID{}, err
+		if end, _, ok := jsonscan.String(raw, 0); !ok || end != len(raw) {
+			var s string
+			if err := json.Unmarshal(raw, &s); err != nil {
+				return ID{}, err
+			}
 		}
 		return ID{raw: string(raw)}, nil
 	case c == '-' || (c >= '0' && c <= '9'):

@@ -57,6 +57,9 @@ func NewNotification(method string, params json.RawMessage) *Message {
 // Encode returns the compact JSON form of m, which never contains a raw
 // newline (so it fits one SSE data line).
 func (m *Message) Encode() ([]byte, error) {
+	if b, ok := m.appendFast(nil); ok {
+		return b, nil
+	}
 	b, err := json.Marshal(m)
 	if err != nil {
 		return nil, fmt.Errorf("jsonrpc: encoding message: %w", err)
@@ -76,6 +79,12 @@ func Decode(data []byte) (*Message, error) {
 	data = bytes.TrimLeft(data, " \t\r\n")
 	if len(data) > 0 && data[0] == '[' {
 		return nil, ErrBatch
+	}
+	if m, ok := decodeFast(data); ok {
+		if err := m.validate(); err != nil {
+			return m, err
+		}
+		return m, nil
 	}
 	m := new(Message)
 	if err := json.Unmarshal(data, m); err != nil {
