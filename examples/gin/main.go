@@ -11,69 +11,43 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
-	"log"
 	"net"
 	"net/http"
-	"os"
-	"os/signal"
 	"strconv"
 	"sync/atomic"
-	"syscall"
 
 	"github.com/gin-gonic/gin"
 
 	ginmcp "github.com/mcpmount/mcpmount/adapters/gin"
-	"github.com/mcpmount/mcpmount/adapters/gosdk"
 	"github.com/mcpmount/mcpmount/examples/internal/demo"
-	"github.com/mcpmount/mcpmount/httptransport"
 )
 
 func main() {
-	addr := flag.String("addr", "127.0.0.1:8080", "listen address")
-	withAuth := flag.Bool("auth", false, "require a bearer token signed by a development key made at start-up")
-	flag.Parse()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		log.Fatal(err)
-	}
-	if err := run(ctx, ln, *withAuth, os.Stdout); err != nil {
-		log.Fatal(err)
-	}
+	demo.RouterMain(run)
 }
 
 // run serves on ln until ctx is done, writing the endpoint, the token and
 // the request log to out.
 func run(ctx context.Context, ln net.Listener, withAuth bool, out io.Writer) error {
-	endpointURL := demo.BaseURL(ln) + "/api/mcp"
-	engine := gosdk.NewEngine(demo.NewServer("gin-example", describe), nil)
-	defer engine.Close()
-	endpoint := httptransport.New(engine, nil)
+	app, err := demo.NewApp(ctx, ln, out, demo.Config{Name: "gin-example", Describe: describe, Path: "/api/mcp", Auth: withAuth})
+	if err != nil {
+		return err
+	}
 
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
 	r.Use(gin.LoggerWithWriter(out), gin.Recovery())
 	api := r.Group("/api", requestID())
-	if withAuth {
-		a, err := demo.NewDevAuth(ctx, endpointURL)
-		if err != nil {
-			_ = ln.Close()
-			return err
+	if app.Auth != nil {
+		for _, p := range app.Auth.MetadataPaths {
+			r.Match([]string{http.MethodGet, http.MethodHead, http.MethodOptions}, p, gin.WrapH(app.Auth.Metadata))
 		}
-		defer a.Close()
-		for _, p := range a.MetadataPaths {
-			r.Match([]string{http.MethodGet, http.MethodHead, http.MethodOptions}, p, gin.WrapH(a.Metadata))
-		}
-		api.Use(ginmcp.Middleware(a.Middleware)) // net/http middleware, run as gin middleware
-		fmt.Fprintf(out, "dev issuer JWKS: %s\nmetadata: %s%s\nbearer token: %s\n", a.JWKSURL, demo.BaseURL(ln), a.MetadataPaths[0], a.Token)
+		api.Use(ginmcp.Middleware(app.Auth.Middleware)) // net/http middleware, run as gin middleware
 	}
-	ginmcp.Mount(api, "/mcp", endpoint)
-	fmt.Fprintf(out, "MCP endpoint (all eras): %s\n", endpointURL)
-	return demo.Serve(ctx, ln, r, endpoint)
+	ginmcp.Mount(api, "/mcp", app.Endpoint)
+	return app.Serve(ctx, r)
 }
 
 // requestID numbers requests under a gin key that tools read back.

@@ -12,19 +12,14 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"log"
 	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
-	"os"
-	"os/signal"
 	"sync"
 	"sync/atomic"
-	"syscall"
 
 	"github.com/mcpmount/mcpmount/adapters/gosdk"
 	"github.com/mcpmount/mcpmount/examples/internal/demo"
@@ -32,17 +27,7 @@ import (
 )
 
 func main() {
-	addr := flag.String("addr", "127.0.0.1:8080", "listen address of the proxy")
-	flag.Parse()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		log.Fatal(err)
-	}
-	if err := run(ctx, ln, os.Stdout); err != nil {
-		log.Fatal(err)
-	}
+	demo.Main("listen address of the proxy", run)
 }
 
 // run serves the proxy on ln and the two instances on free loopback ports

@@ -1,6 +1,7 @@
 // Package demo holds what the example servers share: a go-sdk server with
-// a few tools, a development token issuer, and the serve loop. It is not
-// part of the library's API.
+// a few tools, its endpoint (App), a development token issuer, the
+// command-line entry (Main) and the serve loop. It is not part of the
+// library's API.
 package demo
 
 import (
