@@ -272,3 +272,17 @@ func TestModernAbortCancels(t *testing.T) {
 	}
 	<-s.engine.sendErrs
 }
+
+// TestModernJSONOnlyClient: a client that accepts only JSON gets the
+// response as JSON even when the call sends notifications (they have
+// nowhere to go and are dropped).
+func TestModernJSONOnlyClient(t *testing.T) {
+	s := newServer(t, nil)
+	h := modernHeaders("tools/call")
+	h.Set("Mcp-Name", "progress")
+	h.Set("Accept", "application/json")
+	resp, body := s.do("POST", h, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"progress","arguments":{"count":3},"_meta":{"progressToken":"t","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`)
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/json" || !strings.Contains(body, `"id":4`) || strings.Contains(body, "notifications/progress") {
+		t.Fatalf("%d %s %s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+	}
+}
