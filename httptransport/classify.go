@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/mcpmount/mcpmount/internal/jsonscan"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
@@ -28,6 +29,19 @@ type reqParams struct {
 	Name      json.RawMessage            `json:"name"`
 	URI       json.RawMessage            `json:"uri"`
 	Arguments map[string]json.RawMessage `json:"arguments"`
+
+	// argsRaw holds arguments undecoded when decodeParams took its fast
+	// path; arguments decodes them when a header check needs them.
+	argsRaw json.RawMessage
+}
+
+// arguments returns params.arguments as a map.
+func (p *reqParams) arguments() map[string]json.RawMessage {
+	if p.Arguments == nil && p.argsRaw != nil {
+		_ = json.Unmarshal(p.argsRaw, &p.Arguments)
+		p.argsRaw = nil
+	}
+	return p.Arguments
 }
 
 type reqMeta struct {
@@ -64,10 +78,7 @@ func classify(r *http.Request, body []byte) (*request, *httpError) {
 	}
 	req.msgs, req.errs = []*jsonrpc.Message{m}, []error{err}
 	if err == nil && m.Method != "" && len(m.Params) > 0 {
-		var p reqParams
-		if json.Unmarshal(m.Params, &p) == nil {
-			req.params = &p
-		}
+		req.params = decodeParams(m.Params)
 	}
 	req.modern = modernHeader(r) || (req.params != nil && req.params.Meta != nil && req.params.Meta.ProtocolVersion != nil)
 	return req, nil
@@ -94,4 +105,99 @@ func rpcRefusal(err error) *httpError {
 		return &httpError{status: http.StatusBadRequest, rpc: je}
 	}
 	return refusal(http.StatusBadRequest, jsonrpc.CodeParseError, "parse error")
+}
+
+// Keys of params and of params._meta that decodeParams reads.
+const (
+	keyMeta         = "_meta"
+	keyName         = "name"
+	keyURI          = "uri"
+	keyArguments    = "arguments"
+	keyProtocol     = "io.modelcontextprotocol/protocolVersion"
+	keyCapabilities = "io.modelcontextprotocol/clientCapabilities"
+)
+
+// decodeParams decodes params as json.Unmarshal into reqParams would,
+// returning nil where that fails. Plain objects are walked without
+// reflection; anything else (null or mistyped members, escaped,
+// case-folded or repeated keys) goes to encoding/json.
+func decodeParams(params json.RawMessage) *reqParams {
+	if p, ok := decodeParamsFast(params); ok {
+		return p
+	}
+	var p reqParams
+	if json.Unmarshal(params, &p) != nil {
+		return nil
+	}
+	return &p
+}
+
+func decodeParamsFast(params json.RawMessage) (*reqParams, bool) {
+	p := new(reqParams)
+	var seen [4]bool
+	once := func(i int) bool {
+		if seen[i] {
+			return false
+		}
+		seen[i] = true
+		return true
+	}
+	ok := jsonscan.Object(params, func(key, value []byte) bool {
+		switch string(key) {
+		case keyMeta:
+			if !once(0) || value[0] != '{' {
+				return false
+			}
+			meta, ok := decodeMetaFast(value)
+			p.Meta = meta
+			return ok
+		case keyName:
+			p.Name = value[:len(value):len(value)]
+			return once(1) && value[0] != 'n'
+		case keyURI:
+			p.URI = value[:len(value):len(value)]
+			return once(2) && value[0] != 'n'
+		case keyArguments:
+			p.argsRaw = value[:len(value):len(value)]
+			return once(3) && value[0] == '{'
+		}
+		return !jsonscan.FoldEqual(key, keyMeta) && !jsonscan.FoldEqual(key, keyName) &&
+			!jsonscan.FoldEqual(key, keyURI) && !jsonscan.FoldEqual(key, keyArguments)
+	})
+	return p, ok
+}
+
+func decodeMetaFast(raw []byte) (*reqMeta, bool) {
+	meta := new(reqMeta)
+	ok := jsonscan.Object(raw, func(key, value []byte) bool {
+		switch string(key) {
+		case keyProtocol:
+			if meta.ProtocolVersion != nil || value[0] == 'n' {
+				return false
+			}
+			meta.ProtocolVersion = value[:len(value):len(value)]
+			return true
+		case keyCapabilities:
+			if meta.ClientCapabilities != nil || value[0] == 'n' {
+				return false
+			}
+			meta.ClientCapabilities = value[:len(value):len(value)]
+			return true
+		}
+		return !jsonscan.FoldEqual(key, keyProtocol) && !jsonscan.FoldEqual(key, keyCapabilities)
+	})
+	return meta, ok
+}
+
+// jsonString decodes a JSON string, as json.Unmarshal into a string would.
+func jsonString(raw json.RawMessage) (string, error) {
+	if s, ok := jsonscan.SimpleString(raw); ok {
+		if string(s) == Version20260728 {
+			return Version20260728, nil
+		}
+		return string(s), nil
+	}
+	var s string
+	err := json.Unmarshal(raw, &s)
+	return s, err
 }

@@ -57,8 +57,8 @@ func checkStandardHeaders(header http.Header, m *jsonrpc.Message, p *reqParams, 
 	if !ok {
 		return headerMismatch("Mcp-Name header has malformed base64")
 	}
-	var want string
-	if json.Unmarshal(field, &want) != nil || decoded != want {
+	want, jerr := jsonString(field)
+	if jerr != nil || decoded != want {
 		return headerMismatch("Mcp-Name header differs from the body")
 	}
 	if m.Method != "tools/call" || desc == nil {
@@ -109,7 +109,7 @@ func argumentAt(p *reqParams, path []string) json.RawMessage {
 	if p == nil || len(path) == 0 {
 		return nil
 	}
-	raw, ok := p.Arguments[path[0]]
+	raw, ok := p.arguments()[path[0]]
 	for _, key := range path[1:] {
 		if !ok {
 			return nil

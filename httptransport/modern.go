@@ -87,8 +87,8 @@ func (h *Handler) checkModern(r *http.Request, p *reqParams, desc *Description) 
 	if p == nil || p.Meta == nil || p.Meta.ProtocolVersion == nil || p.Meta.ClientCapabilities == nil {
 		return "", jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "params._meta must carry io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities")
 	}
-	var version string
-	if json.Unmarshal(p.Meta.ProtocolVersion, &version) != nil {
+	version, err := jsonString(p.Meta.ProtocolVersion)
+	if err != nil {
 		return "", jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "io.modelcontextprotocol/protocolVersion must be a string")
 	}
 	if caps := bytes.TrimSpace(p.Meta.ClientCapabilities); len(caps) == 0 || caps[0] != '{' {
