@@ -20,9 +20,35 @@ func (h *Handler) setCORS(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	hd := w.Header()
+	if hd.Get("Access-Control-Allow-Origin") == origin {
+		return // set already, by WithCORS
+	}
 	hd.Set("Access-Control-Allow-Origin", origin)
 	hd.Add("Vary", "Origin")
 	hd.Set("Access-Control-Expose-Headers", corsExposeHeaders)
+}
+
+// WithCORS applies the handler's Origin policy and CORS headers in front of
+// next, which is typically authentication wrapped around h itself:
+//
+//	mux.Handle("/mcp", h.WithCORS(auth.RequireBearer(v, opts)(h)))
+//
+// so that a browser client can read a 401 or 403 challenge (and the
+// WWW-Authenticate header) that the middleware answers before h runs.
+// Preflights are answered here, without reaching next.
+func (h *Handler) WithCORS(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := h.checkOrigin(r); err != nil {
+			writeRefusal(w, noID, err)
+			return
+		}
+		if r.Method == http.MethodOptions {
+			h.preflight(w, r)
+			return
+		}
+		h.setCORS(w, r)
+		next.ServeHTTP(w, r)
+	})
 }
 
 // preflight answers a CORS preflight: every MCP header is allowed, and any

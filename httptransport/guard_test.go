@@ -180,3 +180,32 @@ func TestEnginePanic(t *testing.T) {
 		t.Errorf("2025: %s", body)
 	}
 }
+
+// TestWithCORS: a challenge answered by middleware in front of the handler
+// is readable by an allowed browser origin; foreign origins get 403 first.
+func TestWithCORS(t *testing.T) {
+	var h *Handler
+	deny := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="x"`)
+			w.WriteHeader(http.StatusUnauthorized)
+		})
+	}
+	s := newServerWith(t, nil, func(inner http.Handler) http.Handler {
+		h = inner.(*Handler)
+		return h.WithCORS(deny(h))
+	})
+	hd := http.Header{"Origin": {"http://localhost:5173"}, "Content-Type": {"application/json"}}
+	resp, _ := s.do("POST", hd, `{}`)
+	if resp.StatusCode != 401 || resp.Header.Get("Access-Control-Allow-Origin") != "http://localhost:5173" || !strings.Contains(resp.Header.Get("Access-Control-Expose-Headers"), "WWW-Authenticate") {
+		t.Errorf("challenge: %d %v", resp.StatusCode, resp.Header)
+	}
+	hd.Set("Origin", "http://evil.example")
+	if resp, _ := s.do("POST", hd, `{}`); resp.StatusCode != 403 {
+		t.Errorf("foreign origin: %d", resp.StatusCode)
+	}
+	pre := http.Header{"Origin": {"http://localhost:5173"}, "Access-Control-Request-Method": {"POST"}}
+	if resp, _ := s.do("OPTIONS", pre, ""); resp.StatusCode != 204 || resp.Header.Get("Access-Control-Allow-Methods") == "" {
+		t.Errorf("preflight: %d %v", resp.StatusCode, resp.Header)
+	}
+}
