@@ -321,10 +321,19 @@ func PlainString(s string) bool {
 // unchanged: no whitespace to compact, no character it escapes for HTML
 // and no U+2028 or U+2029 (whose UTF-8 starts with 0xE2).
 func PlainRaw(raw []byte) bool {
-	for _, c := range raw {
-		switch c {
-		case ' ', '\t', '\n', '\r', '<', '>', '&', 0xE2:
+	inString := false
+	for i := 0; i < len(raw); i++ {
+		switch c := raw[i]; c {
+		case '<', '>', '&', 0xE2:
 			return false
+		case ' ', '\t', '\n', '\r':
+			if !inString {
+				return false
+			}
+		case '"':
+			inString = !inString
+		case '\\':
+			i++ // an escaped character never ends the string
 		}
 	}
 	end, ok := Value(raw, 0)
