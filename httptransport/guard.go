@@ -74,7 +74,9 @@ func parseAccept(r *http.Request) acceptance {
 	}
 	var a acceptance
 	for _, v := range values {
-		for _, part := range strings.Split(v, ",") {
+		for rest, more := v, true; more; {
+			var part string
+			part, rest, more = strings.Cut(rest, ",")
 			mt, _, _ := strings.Cut(part, ";")
 			switch strings.ToLower(strings.TrimSpace(mt)) {
 			case "application/json", "application/*":
@@ -91,7 +93,11 @@ func parseAccept(r *http.Request) acceptance {
 
 // checkContentType requires a JSON body on POST.
 func checkContentType(r *http.Request) *httpError {
-	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	ct := r.Header.Get("Content-Type")
+	if ct == "application/json" {
+		return nil // the common case, without parsing
+	}
+	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil || mt != "application/json" {
 		return errContentType
 	}
@@ -104,7 +110,9 @@ var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // the caller returns with putBuffer when done with every slice of it.
 func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) (*bytes.Buffer, *httpError) {
 	body := r.Body
-	if h.cfg.maxBody > 0 {
+	if h.cfg.maxBody > 0 && (r.ContentLength < 0 || r.ContentLength > h.cfg.maxBody) {
+		// A body with a Content-Length within the limit cannot exceed it:
+		// net/http ends it there.
 		body = http.MaxBytesReader(w, r.Body, h.cfg.maxBody)
 	}
 	buf := bufPool.Get().(*bytes.Buffer)
