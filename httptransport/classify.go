@@ -20,6 +20,9 @@ type request struct {
 	msgs   []*jsonrpc.Message // one, or a batch's members
 	errs   []error            // per-message shape errors
 	params *reqParams         // of msgs[0], for modern requests
+
+	one    [1]*jsonrpc.Message // msgs and errs of a single message
+	oneErr [1]error
 }
 
 // reqParams is the part of params the transport validates; the engine
@@ -76,7 +79,8 @@ func classify(r *http.Request, body []byte) (*request, *httpError) {
 	if m == nil {
 		return nil, rpcRefusal(err)
 	}
-	req.msgs, req.errs = []*jsonrpc.Message{m}, []error{err}
+	req.one[0], req.oneErr[0] = m, err
+	req.msgs, req.errs = req.one[:], req.oneErr[:]
 	if err == nil && m.Method != "" && len(m.Params) > 0 {
 		req.params = decodeParams(m.Params)
 	}

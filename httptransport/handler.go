@@ -30,6 +30,8 @@ type Handler struct {
 	janitor chan struct{}           // closed to stop the expiry loop
 
 	janitorWG sync.WaitGroup
+
+	versionsFor atomic.Pointer[versionsCache] // see versions
 }
 
 // New returns a Handler serving engine with the given options; nil opts

@@ -52,7 +52,7 @@ func (h *Handler) serveLegacyGet(w http.ResponseWriter, r *http.Request) {
 	ls.mu.Unlock()
 	select {
 	case <-detached:
-	case <-st.doneC:
+	case <-st.done():
 	case <-r.Context().Done():
 	case <-h.shutdownC:
 	}

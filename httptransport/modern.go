@@ -107,12 +107,27 @@ func (h *Handler) checkModern(r *http.Request, p *reqParams, desc *Description) 
 
 // versions lists the versions served: those the engine serves that the
 // transport knows, newest first.
+// The list is shared: callers must not modify it.
 func (h *Handler) versions(desc *Description) []string {
-	all := []string{Version20260728, Version20251125, Version20250618, Version20250326, Version20241105}
 	if desc == nil || len(desc.Versions) == 0 {
-		return all
+		return allVersions
 	}
-	return slices.DeleteFunc(all, func(v string) bool { return !slices.Contains(desc.Versions, v) })
+	if c := h.versionsFor.Load(); c != nil && c.desc == desc {
+		return c.list
+	}
+	list := slices.DeleteFunc(slices.Clone(allVersions), func(v string) bool { return !slices.Contains(desc.Versions, v) })
+	h.versionsFor.Store(&versionsCache{desc: desc, list: list})
+	return list
+}
+
+// allVersions are the versions the transport knows, newest first.
+var allVersions = []string{Version20260728, Version20251125, Version20250618, Version20250326, Version20241105}
+
+// versionsCache remembers the versions served for the engine's last
+// Description, which engines keep until their tools change.
+type versionsCache struct {
+	desc *Description
+	list []string
 }
 
 // responseOf is the response to write for an engine's answer.

@@ -42,7 +42,7 @@ type stream struct {
 
 	timer   *time.Timer
 	attachC chan struct{} // closed and replaced when a response detaches
-	doneC   chan struct{} // closed when the stream ends
+	doneC   chan struct{} // closed when the stream ends; made on demand (done)
 
 	// Resumability (2025-era sessions with an EventStore).
 	sess    *liveSession
@@ -52,7 +52,7 @@ type stream struct {
 }
 
 func (h *Handler) newStream(w http.ResponseWriter, accept acceptance, modern bool) *stream {
-	s := &stream{h: h, w: w, accept: accept, modern: modern, doneC: make(chan struct{})}
+	s := &stream{h: h, w: w, accept: accept, modern: modern}
 	if modern {
 		s.status = modernStatus
 	} else {
@@ -252,7 +252,29 @@ func (s *stream) endLocked() {
 	if s.timer != nil {
 		s.timer.Stop()
 	}
-	close(s.doneC)
+	if s.doneC == nil {
+		s.doneC = closedC
+	} else {
+		close(s.doneC)
+	}
+}
+
+// closedC is the done channel of streams that ended before anyone asked.
+var closedC = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
+
+// done returns a channel closed when the stream ends. Most 2026-07-28
+// streams never need one, so it is made on the first call.
+func (s *stream) done() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.doneC == nil {
+		s.doneC = make(chan struct{})
+	}
+	return s.doneC
 }
 
 // detach releases the HTTP response; the handler returns right after.

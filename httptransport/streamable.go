@@ -310,7 +310,7 @@ func (h *Handler) startCall(r *http.Request, ls *liveSession, version string, m 
 			ls.save(context.WithoutCancel(ctx))
 		}
 	}()
-	return st.doneC
+	return st.done()
 }
 
 // serveBatch serves a 2025-03-26 batch of requests on one SSE stream, each
@@ -418,7 +418,7 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 	}
 	select {
 	case <-detached:
-	case <-st.doneC:
+	case <-st.done():
 	case <-r.Context().Done():
 	case <-h.shutdownC:
 	}
