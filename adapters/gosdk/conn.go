@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -15,6 +16,7 @@ import (
 
 	"github.com/mcpmount/mcpmount/httptransport"
 	"github.com/mcpmount/mcpmount/identity"
+	"github.com/mcpmount/mcpmount/internal/jsonscan"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
@@ -231,14 +233,56 @@ func (c *controlConn) notify(msg *jsonrpc.Message) {
 // toSDKRequest converts the client's request, attaching the caller's
 // identity and the HTTP header for the handler (req.Extra).
 func toSDKRequest(ctx context.Context, m *jsonrpc.Message, header map[string][]string) (gojsonrpc.Message, error) {
-	msg, err := toSDK(m)
-	if err != nil {
-		return nil, err
+	var msg gojsonrpc.Message
+	if req, ok := requestToSDK(m); ok {
+		msg = req
+	} else {
+		var err error
+		if msg, err = toSDK(m); err != nil {
+			return nil, err
+		}
 	}
 	if req, ok := msg.(*gojsonrpc.Request); ok {
 		req.Extra = &mcp.RequestExtra{TokenInfo: tokenInfo(ctx), Header: header}
 	}
 	return msg, nil
+}
+
+// requestToSDK builds the SDK's form of a request directly, as toSDK's
+// encoding and decoding would, when the request's method and params pass
+// through that round trip unchanged (and its id is a plain string or a
+// number); it reports false otherwise. It spares the SDK's JSON decoder,
+// which allocates a large buffer per call.
+func requestToSDK(m *jsonrpc.Message) (*gojsonrpc.Request, bool) {
+	if m.Method == "" || m.JSONRPC != jsonrpc.Version || !jsonscan.PlainString(m.Method) ||
+		len(m.Params) > 0 && !jsonscan.PlainRaw(m.Params) {
+		return nil, false
+	}
+	var v any // the id as the SDK's decoder reads it
+	switch raw := m.ID.Raw(); {
+	case raw == "":
+	case raw[0] == '"':
+		s, ok := jsonscan.SimpleString([]byte(raw))
+		if !ok {
+			return nil, false
+		}
+		v = string(s)
+	default:
+		f, err := strconv.ParseFloat(raw, 64)
+		if err != nil {
+			return nil, false
+		}
+		v = f
+	}
+	id, err := gojsonrpc.MakeID(v)
+	if err != nil {
+		return nil, false
+	}
+	req := &gojsonrpc.Request{ID: id, Method: m.Method}
+	if len(m.Params) > 0 {
+		req.Params = m.Params
+	}
+	return req, true
 }
 
 func toSDK(m *jsonrpc.Message) (gojsonrpc.Message, error) {
