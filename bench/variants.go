@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"errors"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -63,7 +62,7 @@ const (
 	MCPGo          = "mcp-go"
 )
 
-var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+var quiet = slog.New(slog.DiscardHandler)
 
 // Variants returns every server under test, floor first.
 func Variants() []Variant {
