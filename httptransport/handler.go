@@ -105,8 +105,10 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 		writeRefusal(w, noID, herr)
 		return
 	}
-	defer putBuffer(buf)
 	req, herr := classify(r, buf.Bytes())
+	// Decoding copied what the messages keep: the buffer goes back now,
+	// not when a long call or a held stream ends.
+	putBuffer(buf)
 	if herr != nil {
 		writeRefusal(w, noID, herr)
 		return
