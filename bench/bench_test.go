@@ -193,11 +193,12 @@ func benchHold(b *testing.B, exe string, v Variant) {
 		b.ReportMetric(float64(live-live0)/float64(n), "liveB/stream@"+k)
 		b.ReportMetric(float64(rss-rss0)/float64(n), "rssB/stream@"+k)
 	}
-	d, err := FanOut(child, conns)
+	d, server, err := FanOut(child, conns)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(d.Microseconds())/1000, "fanout-ms")
+	b.ReportMetric(float64(server.Microseconds())/1000, "bcast-ms")
 }
 
 func testExecutable(t testing.TB) string {

@@ -62,8 +62,9 @@ func RunChild(name string, in io.Reader, out io.Writer) error {
 			live, rss := MeasureMem()
 			fmt.Fprintf(out, "mem %d %d %d\n", live, rss, runtime.NumGoroutine())
 		case "broadcast":
+			start := time.Now()
 			srv.Broadcast()
-			fmt.Fprintln(out, "ok")
+			fmt.Fprintf(out, "ok %d\n", time.Since(start).Nanoseconds())
 		case "quit":
 			srv.Stop()
 			fmt.Fprintln(out, "bye")
@@ -150,13 +151,19 @@ func (c *Child) Mem() (live, rss int64, err error) {
 	return live, rss, nil
 }
 
-// Broadcast asks the child to fan a list change out.
-func (c *Child) Broadcast() error {
+// Broadcast asks the child to fan a list change out and returns how long
+// the server's broadcast call took (for peers that notify asynchronously,
+// only the time to start it).
+func (c *Child) Broadcast() (time.Duration, error) {
 	line, err := c.command("broadcast")
-	if err == nil && line != "ok" {
-		err = fmt.Errorf("broadcast: %q", line)
+	if err != nil {
+		return 0, err
 	}
-	return err
+	var ns int64
+	if _, err := fmt.Sscanf(line, "ok %d", &ns); err != nil {
+		return 0, fmt.Errorf("broadcast: %q", line)
+	}
+	return time.Duration(ns), nil
 }
 
 // Quit stops the server and waits for the process to exit.
@@ -279,8 +286,9 @@ func CloseAll(conns []*RawClient) {
 }
 
 // FanOut asks the child to broadcast and returns how long until every
-// stream received the list change.
-func FanOut(child *Child, conns []*RawClient) (time.Duration, error) {
+// stream received the list change, and how long the server's broadcast
+// call took.
+func FanOut(child *Child, conns []*RawClient) (total, server time.Duration, err error) {
 	const readers = 8
 	var (
 		wg    sync.WaitGroup
@@ -305,9 +313,10 @@ func FanOut(child *Child, conns []*RawClient) (time.Duration, error) {
 			}
 		}()
 	}
-	if err := child.Broadcast(); err != nil {
-		return 0, err
+	server, err = child.Broadcast()
+	if err != nil {
+		return 0, 0, err
 	}
 	wg.Wait()
-	return time.Since(start), first
+	return time.Since(start), server, first
 }

@@ -68,7 +68,7 @@ func TestHold(t *testing.T) {
 			if _, _, err := child.Mem(); err != nil {
 				t.Error(err)
 			}
-			if _, err := FanOut(child, conns); err != nil {
+			if _, _, err := FanOut(child, conns); err != nil {
 				t.Error(err)
 			}
 			CloseAll(conns)
