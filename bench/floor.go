@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"runtime"
 	"sync"
 )
 
@@ -213,13 +214,32 @@ func (f *Floor) Broadcast() {
 		streams = append(streams, st)
 	}
 	f.mu.Unlock()
-	for _, st := range streams {
+	parallel(len(streams), func(i int) {
+		st := streams[i]
 		st.mu.Lock()
 		if st.w != nil {
 			_ = writeEvent(st.w, st.rc, &floorNotification{JSONRPC: "2.0", Method: "notifications/tools/list_changed", Params: &listChanged{Meta: subMeta{SubscriptionID: st.id}}})
 		}
 		st.mu.Unlock()
+	})
+}
+
+// parallel calls fn(0) to fn(n-1) on one worker per CPU: a broadcast is
+// bound by one write system call per stream, which the CPUs can share.
+// The floor and the minimal engine fan out alike.
+func parallel(n int, fn func(int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < n; i += workers {
+				fn(i)
+			}
+		}()
 	}
+	wg.Wait()
 }
 
 // Close ends the listen streams.

@@ -102,10 +102,11 @@ func (e *MinimalEngine) Broadcast() {
 	}
 	e.mu.Unlock()
 	ctx := context.Background()
-	for _, c := range calls {
+	parallel(len(calls), func(i int) {
+		c := calls[i]
 		params := `{"_meta":{"io.modelcontextprotocol/subscriptionId":` + c.Request.ID.Raw() + `}}`
 		_ = c.Send(ctx, jsonrpc.NewNotification("notifications/tools/list_changed", json.RawMessage(params)))
-	}
+	})
 }
 
 // Notify implements httptransport.Engine.

@@ -1,0 +1,424 @@
+// Command benchtable runs the bench module's benchmarks in alternating
+// rounds and prints one table: ns/op, B/op and allocs/op per scenario and
+// server, with ratios to the floor and to each peer, the held-stream
+// memory and fan-out, and the issue's targets. It writes the table into
+// README.md (between the table markers) and the raw benchmark output, with
+// a benchstat summary, into results/.
+//
+// Run it from the bench directory:
+//
+//	go run ./cmd/benchtable            # about 6 minutes on 2 cores
+//	go run ./cmd/benchtable -rounds 2 -hold-rounds 1 -benchtime 300ms
+//
+// Ratios are medians of per-round ratios: each round runs every server
+// once, so a ratio compares numbers measured minutes apart at most, and
+// rounds alternate the order of the servers.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+var (
+	rounds     = flag.Int("rounds", 5, "rounds of the request benchmarks")
+	holdRounds = flag.Int("hold-rounds", 3, "rounds of the held-stream benchmarks (0 skips them)")
+	benchtime  = flag.String("benchtime", "1s", "-benchtime of the request benchmarks")
+	readme     = flag.String("readme", "README.md", "file whose table section is replaced (empty: none)")
+	outDir     = flag.String("out", "results", "directory for the raw output")
+)
+
+// Variant and scenario order of the table; keep in step with the bench
+// package.
+var (
+	variants  = []string{"floor", "mcpmount", "mcpmount-gosdk", "gosdk-stateless", "gosdk-stateful", "mcp-go"}
+	scenarios = []struct{ name, desc string }{
+		{"json2026", "2026-07-28 tools/call, JSON answer, 1 client"},
+		{"sse2026-progress", "2026-07-28 tools/call, SSE answer with 10 progress notifications, 1 client"},
+		{"session2025", "2025-11-25 session calls, 1 client"},
+		{"json2026-64clients", "2026-07-28 tools/call, JSON answer, 64 concurrent clients"},
+	}
+)
+
+// results maps benchmark name (without the GOMAXPROCS suffix) to unit to
+// the value of each round (NaN where a round lacks it).
+type results map[string]map[string][]float64
+
+func main() {
+	flag.Parse()
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "benchtable:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	if err := os.MkdirAll(*outDir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "benchtable")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	bin := filepath.Join(tmp, "bench.test")
+	fmt.Fprintln(os.Stderr, "building the benchmark binary")
+	build := exec.Command("go", "test", "-c", "-o", bin, ".")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("go test -c: %w", err)
+	}
+	start := time.Now()
+	var raw bytes.Buffer
+	call, hold := results{}, results{}
+	for r := range *rounds {
+		fmt.Fprintf(os.Stderr, "round %d/%d: request scenarios\n", r+1, *rounds)
+		out, err := bench(bin, r, "^BenchmarkCall$", *benchtime)
+		if err != nil {
+			return err
+		}
+		raw.Write(out)
+		parse(out, call, r, *rounds)
+	}
+	for r := range *holdRounds {
+		fmt.Fprintf(os.Stderr, "round %d/%d: held streams and fan-out\n", r+1, *holdRounds)
+		out, err := bench(bin, r, "^BenchmarkHold$", "1x")
+		if err != nil {
+			return err
+		}
+		raw.Write(out)
+		parse(out, hold, r, *holdRounds)
+	}
+	rawPath := filepath.Join(*outDir, "raw.txt")
+	if err := os.WriteFile(rawPath, raw.Bytes(), 0o644); err != nil {
+		return err
+	}
+	if st, err := exec.Command("go", "tool", "benchstat", rawPath).CombinedOutput(); err == nil {
+		_ = os.WriteFile(filepath.Join(*outDir, "benchstat.txt"), st, 0o644)
+	} else {
+		fmt.Fprintf(os.Stderr, "benchstat: %v\n%s", err, st)
+	}
+
+	var table strings.Builder
+	machine(&table, time.Since(start))
+	callTable(&table, call)
+	if *holdRounds > 0 {
+		holdTable(&table, hold)
+	}
+	targets(&table, call, hold)
+	fmt.Print(table.String())
+	if *readme != "" {
+		return updateReadme(*readme, table.String())
+	}
+	return nil
+}
+
+// bench runs one round of the benchmarks matching pattern.
+func bench(bin string, round int, pattern, benchtime string) ([]byte, error) {
+	cmd := exec.Command(bin, "-test.run", "^$", "-test.bench", pattern, "-test.benchmem", "-test.benchtime", benchtime, "-test.count", "1")
+	cmd.Env = os.Environ()
+	if round%2 == 1 {
+		cmd.Env = append(cmd.Env, "MCPMOUNT_BENCH_REVERSE=1")
+	}
+	var out bytes.Buffer
+	cmd.Stdout = io.MultiWriter(&out, os.Stderr)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("%s: %w", pattern, err)
+	}
+	return out.Bytes(), nil
+}
+
+// parse reads benchmark result lines into res at round r.
+func parse(out []byte, res results, r, n int) {
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 4 || !strings.HasPrefix(f[0], "Benchmark") {
+			continue
+		}
+		name := f[0]
+		if i := strings.LastIndexByte(name, '-'); i > 0 {
+			if _, err := strconv.Atoi(name[i+1:]); err == nil {
+				name = name[:i]
+			}
+		}
+		for i := 2; i+1 < len(f); i += 2 {
+			v, err := strconv.ParseFloat(f[i], 64)
+			if err != nil {
+				continue
+			}
+			units := res[name]
+			if units == nil {
+				units = map[string][]float64{}
+				res[name] = units
+			}
+			vals := units[f[i+1]]
+			if vals == nil {
+				vals = make([]float64, n)
+				for j := range vals {
+					vals[j] = math.NaN()
+				}
+				units[f[i+1]] = vals
+			}
+			vals[r] = v
+		}
+	}
+}
+
+func median(xs []float64) float64 {
+	var v []float64
+	for _, x := range xs {
+		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+			v = append(v, x)
+		}
+	}
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	sort.Float64s(v)
+	if len(v)%2 == 1 {
+		return v[len(v)/2]
+	}
+	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+}
+
+// value is the median of a benchmark's unit over the rounds.
+func (res results) value(name, unit string) float64 { return median(res[name][unit]) }
+
+// ratio is the median over rounds of a/b, each pair from one round.
+func (res results) ratio(a, b, unit string) float64 {
+	av, bv := res[a][unit], res[b][unit]
+	if av == nil || bv == nil {
+		return math.NaN()
+	}
+	rs := make([]float64, len(av))
+	for i := range av {
+		rs[i] = av[i] / bv[i]
+	}
+	return median(rs)
+}
+
+func machine(w io.Writer, took time.Duration) {
+	cpu := "unknown CPU"
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				cpu = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	mem := ""
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		if f := strings.Fields(string(b)); len(f) > 1 {
+			if kb, err := strconv.ParseFloat(f[1], 64); err == nil {
+				mem = fmt.Sprintf(", %.0f GiB RAM", kb/(1<<20))
+			}
+		}
+	}
+	kernel, _ := os.ReadFile("/proc/sys/kernel/osrelease")
+	gover, _ := exec.Command("go", "env", "GOVERSION").Output()
+	fmt.Fprintf(w, "Machine: %s, %d vCPU%s, Linux %s, %s %s/%s, GOMAXPROCS %d (shared machine; numbers are medians of alternating rounds).\n",
+		cpu, runtime.NumCPU(), mem, strings.TrimSpace(string(kernel)), strings.TrimSpace(string(gover)), runtime.GOOS, runtime.GOARCH, runtime.NumCPU())
+	fmt.Fprintf(w, "Peers: go-sdk %s, mcp-go %s. Run %s, %d request rounds of -benchtime %s, %d held-stream rounds; took %s.\n\n",
+		modVersion("github.com/modelcontextprotocol/go-sdk"), modVersion("github.com/mark3labs/mcp-go"),
+		time.Now().UTC().Format("2006-01-02"), *rounds, *benchtime, *holdRounds, took.Round(time.Second))
+}
+
+func modVersion(path string) string {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Version}}", path).Output()
+	if err != nil {
+		return "?"
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func fmtNum(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "—"
+	case v >= 100:
+		return strconv.FormatFloat(math.Round(v), 'f', -1, 64)
+	case v >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
+}
+
+func fmtRatio(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "—"
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64) + "x"
+}
+
+func callTable(w io.Writer, res results) {
+	fmt.Fprintln(w, "### Requests")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "ns/op is the time per request seen by the client (for 64 clients, wall time divided by requests: 1e9/ns/op is requests per second). B/op and allocs/op are the process's, and the raw HTTP client allocates nothing per request, so they are the server's. \"x floor\" divides by the floor of the same round; \"mcpmount faster by\" and \"mcpmount-gosdk faster by\" divide this row's ns/op by theirs (above 1: mcpmount is faster).")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| scenario | server | ns/op | B/op | allocs/op | time x floor | B x floor | allocs x floor | mcpmount faster by | mcpmount-gosdk faster by |")
+	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+	for _, sc := range scenarios {
+		floor := "BenchmarkCall/" + sc.name + "/floor"
+		for _, v := range variants {
+			name := "BenchmarkCall/" + sc.name + "/" + v
+			if res[name] == nil {
+				fmt.Fprintf(w, "| %s | %s | rejects 2026-07-28 | | | | | | | |\n", sc.name, v)
+				continue
+			}
+			lost := ""
+			if l := res.value(name, "lost/op"); l > 0 {
+				lost = fmt.Sprintf(" (loses %.1f%% of progress notifications)", 100*l/10)
+			}
+			fmt.Fprintf(w, "| %s | %s%s | %s | %s | %s | %s | %s | %s | %s | %s |\n", sc.name, v, lost,
+				fmtNum(res.value(name, "ns/op")), fmtNum(res.value(name, "B/op")), fmtNum(res.value(name, "allocs/op")),
+				fmtRatio(res.ratio(name, floor, "ns/op")), fmtRatio(res.ratio(name, floor, "B/op")), fmtRatio(res.ratio(name, floor, "allocs/op")),
+				fmtRatio(res.ratio(name, "BenchmarkCall/"+sc.name+"/mcpmount", "ns/op")),
+				fmtRatio(res.ratio(name, "BenchmarkCall/"+sc.name+"/mcpmount-gosdk", "ns/op")))
+		}
+	}
+	fmt.Fprintln(w)
+	for _, sc := range scenarios {
+		fmt.Fprintf(w, "- `%s`: %s.\n", sc.name, sc.desc)
+	}
+	fmt.Fprintln(w)
+}
+
+func holdTable(w io.Writer, res results) {
+	fmt.Fprintln(w, "### Held idle streams and fan-out")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "The server runs in a child process; its memory is measured after a GC, before and after opening the streams (2026-07-28 subscriptions/listen; gosdk-stateful, which rejects 2026-07-28, holds 2025-11-25 session GET streams). Live = heap in use + goroutine stacks. Fan-out: one tools/list_changed to all 10,000 streams, until every client has read it (go-sdk and mcp-go broadcast when a tool is added; go-sdk waits 10 ms before sending); \"server call\" is how long the server's broadcast call itself took.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| server | live KiB/stream @1k | live KiB/stream @10k | RSS KiB/stream @10k | live x floor @10k | RSS x floor @10k | fan-out to 10k, ms | server call, ms | mcpmount fan-out faster by |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+	floor := "BenchmarkHold/floor"
+	for _, v := range variants {
+		name := "BenchmarkHold/" + v
+		if res[name] == nil {
+			continue
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", v,
+			fmtNum(res.value(name, "liveB/stream@1k")/1024), fmtNum(res.value(name, "liveB/stream@10k")/1024), fmtNum(res.value(name, "rssB/stream@10k")/1024),
+			fmtRatio(res.ratio(name, floor, "liveB/stream@10k")), fmtRatio(res.ratio(name, floor, "rssB/stream@10k")),
+			fmtNum(res.value(name, "fanout-ms")), fmtNum(res.value(name, "bcast-ms")),
+			fmtRatio(res.ratio(name, "BenchmarkHold/mcpmount", "fanout-ms")))
+	}
+	fmt.Fprintln(w)
+}
+
+func verdict(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "**missed**"
+}
+
+func targets(w io.Writer, call, hold results) {
+	fmt.Fprintln(w, "### Targets")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| target | measured | verdict |")
+	fmt.Fprintln(w, "|---|---|---|")
+	c := func(sc, v string) string { return "BenchmarkCall/" + sc + "/" + v }
+	type m struct {
+		text string
+		ok   bool
+	}
+	all := func(f func(sc string) (float64, bool)) m {
+		var parts []string
+		ok := true
+		for _, sc := range scenarios {
+			v, good := f(sc.name)
+			if math.IsNaN(v) {
+				continue
+			}
+			ok = ok && good
+			parts = append(parts, sc.name+" "+fmtRatio(v))
+		}
+		return m{strings.Join(parts, ", "), ok && len(parts) > 0}
+	}
+	rows := []struct {
+		target string
+		m      m
+	}{
+		{"mcpmount (minimal engine) time per request <= 1.5x the floor", all(func(sc string) (float64, bool) {
+			r := call.ratio(c(sc, "mcpmount"), c(sc, "floor"), "ns/op")
+			return r, r <= 1.5
+		})},
+		{"mcpmount (minimal engine) allocs per request <= 2x the floor", all(func(sc string) (float64, bool) {
+			r := call.ratio(c(sc, "mcpmount"), c(sc, "floor"), "allocs/op")
+			return r, r <= 2
+		})},
+		{"mcpmount-gosdk requests/s >= 2x go-sdk's stateless handler (same *mcp.Server)", all(func(sc string) (float64, bool) {
+			r := call.ratio(c(sc, "gosdk-stateless"), c(sc, "mcpmount-gosdk"), "ns/op")
+			return r, r >= 2
+		})},
+		{"mcpmount-gosdk bytes per request <= 0.5x go-sdk's stateless handler", all(func(sc string) (float64, bool) {
+			r := call.ratio(c(sc, "mcpmount-gosdk"), c(sc, "gosdk-stateless"), "B/op")
+			return r, r <= 0.5
+		})},
+		{"mcpmount faster per request than mcp-go in every scenario (mcp-go time / mcpmount time)", all(func(sc string) (float64, bool) {
+			r := call.ratio(c(sc, "mcp-go"), c(sc, "mcpmount"), "ns/op")
+			return r, r > 1
+		})},
+		{"mcpmount-gosdk faster per request than mcp-go (for information)", all(func(sc string) (float64, bool) {
+			r := call.ratio(c(sc, "mcp-go"), c(sc, "mcpmount-gosdk"), "ns/op")
+			return r, r > 1
+		})},
+	}
+	if hold["BenchmarkHold/mcpmount"] != nil {
+		live := hold.value("BenchmarkHold/mcpmount", "liveB/stream@10k")
+		rss := hold.value("BenchmarkHold/mcpmount", "rssB/stream@10k")
+		lr := hold.ratio("BenchmarkHold/mcpmount", "BenchmarkHold/floor", "liveB/stream@10k")
+		rr := hold.ratio("BenchmarkHold/mcpmount", "BenchmarkHold/floor", "rssB/stream@10k")
+		fan := hold.value("BenchmarkHold/mcpmount", "fanout-ms")
+		rows = append(rows,
+			struct {
+				target string
+				m      m
+			}{"memory per held idle stream at 10,000 streams <= 16 KiB, judged as <= 1.15x the floor", m{fmt.Sprintf("live %s KiB (%s floor), RSS %s KiB (%s floor)", fmtNum(live/1024), fmtRatio(lr), fmtNum(rss/1024), fmtRatio(rr)), lr <= 1.15 && rr <= 1.15}},
+			struct {
+				target string
+				m      m
+			}{"fan-out of one list change to 10,000 listen streams < 250 ms", m{fmt.Sprintf("%s ms (floor %s ms)", fmtNum(fan), fmtNum(hold.value("BenchmarkHold/floor", "fanout-ms"))), fan < 250}},
+		)
+	}
+	for _, r := range rows {
+		fmt.Fprintf(w, "| %s | %s | %s |\n", r.target, r.m.text, verdict(r.m.ok))
+	}
+	fmt.Fprintln(w)
+}
+
+const (
+	startMark = "<!-- benchtable:start -->"
+	endMark   = "<!-- benchtable:end -->"
+)
+
+// updateReadme replaces the text between the markers of path.
+func updateReadme(path, table string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	s := string(b)
+	i, j := strings.Index(s, startMark), strings.Index(s, endMark)
+	if i < 0 || j < i {
+		return fmt.Errorf("%s: no %s ... %s section", path, startMark, endMark)
+	}
+	s = s[:i+len(startMark)] + "\n" + table + s[j:]
+	return os.WriteFile(path, []byte(s), 0o644)
+}
+
