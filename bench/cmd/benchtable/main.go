@@ -421,4 +421,3 @@ func updateReadme(path, table string) error {
 	s = s[:i+len(startMark)] + "\n" + table + s[j:]
 	return os.WriteFile(path, []byte(s), 0o644)
 }
-
