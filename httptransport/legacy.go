@@ -47,16 +47,7 @@ func (h *Handler) serveLegacyGet(w http.ResponseWriter, r *http.Request) {
 	st.writeLocked(sse.Event{Name: "endpoint", Data: []byte(endpoint)})
 	st.mu.Unlock()
 	st.startTimer()
-	ls.mu.Lock()
-	ls.active++
-	ls.mu.Unlock()
-	select {
-	case <-detached:
-	case <-st.done():
-	case <-r.Context().Done():
-	case <-h.shutdownC:
-	}
-	st.detach()
+	h.hold(r, ls, st, detached)
 }
 
 // legacyEndpoint is the URI of the POST endpoint: Options.LegacyEndpoint,

@@ -28,8 +28,8 @@ func (h *Handler) serveStreamablePost(w http.ResponseWriter, r *http.Request, re
 		return
 	}
 	header := r.Header.Get("Mcp-Protocol-Version")
-	if header != "" && !slices.Contains(h.versions(h.engine.Describe(r.Context())), header) {
-		writeRPCError(w, http.StatusBadRequest, first.ID, unsupportedVersion(h.versions(h.engine.Describe(r.Context())), header))
+	if served := h.versions(h.engine.Describe(r.Context())); header != "" && !slices.Contains(served, header) {
+		writeRPCError(w, http.StatusBadRequest, first.ID, unsupportedVersion(served, header))
 		return
 	}
 	if slices.ContainsFunc(req.msgs, func(m *jsonrpc.Message) bool { return m.Method == "initialize" }) {
@@ -410,12 +410,20 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 		writeRefusal(w, noID, err.(*httpError))
 		return
 	}
-	ls.mu.Lock()
-	ls.active++
-	ls.mu.Unlock()
 	if st.standalone {
 		st.startTimer()
 	}
+	h.hold(r, ls, st, detached)
+	ls.touch(context.WithoutCancel(r.Context()))
+}
+
+// hold keeps a GET attached to st until the client leaves, the stream or
+// the session ends, or the handler shuts down; the session counts as active
+// meanwhile, so it does not expire under an open stream.
+func (h *Handler) hold(r *http.Request, ls *liveSession, st *stream, detached <-chan struct{}) {
+	ls.mu.Lock()
+	ls.active++
+	ls.mu.Unlock()
 	select {
 	case <-detached:
 	case <-st.done():
@@ -426,7 +434,6 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 	ls.mu.Lock()
 	ls.active--
 	ls.mu.Unlock()
-	ls.touch(context.WithoutCancel(r.Context()))
 }
 
 // serveDelete ends a 2025-era session (digest 1.9).
