@@ -65,9 +65,7 @@ func scanRPC(body []byte) []rpcCall {
 		}
 		switch tok {
 		case json.Delim('{'):
-			call, err := scanMessage(dec)
-			calls = append(calls, call)
-			if err != nil {
+			if !collect(dec, &calls) {
 				return calls
 			}
 		case json.Delim('['):
@@ -78,9 +76,7 @@ func scanRPC(body []byte) []rpcCall {
 				}
 				switch tok {
 				case json.Delim('{'):
-					call, err := scanMessage(dec)
-					calls = append(calls, call)
-					if err != nil {
+					if !collect(dec, &calls) {
 						return calls
 					}
 				case json.Delim('['):
@@ -94,6 +90,14 @@ func scanRPC(body []byte) []rpcCall {
 			}
 		}
 	}
+}
+
+// collect appends the message whose '{' was just read; it reports false
+// when the message ended in a syntax error.
+func collect(dec *json.Decoder, calls *[]rpcCall) bool {
+	call, err := scanMessage(dec)
+	*calls = append(*calls, call)
+	return err == nil
 }
 
 // scanMessage reads one JSON-RPC object whose '{' was consumed, collecting
