@@ -85,11 +85,14 @@ func (e *MinimalEngine) listen(ctx context.Context, call *httptransport.Call) (*
 	e.mu.Lock()
 	e.listeners[call] = struct{}{}
 	e.mu.Unlock()
-	<-ctx.Done()
-	e.mu.Lock()
-	delete(e.listeners, call)
-	e.mu.Unlock()
-	return nil, ctx.Err()
+	// Hold the stream without a goroutine: the transport cancels ctx
+	// when the stream ends.
+	context.AfterFunc(ctx, func() {
+		e.mu.Lock()
+		delete(e.listeners, call)
+		e.mu.Unlock()
+	})
+	return nil, httptransport.ErrHold
 }
 
 // Broadcast sends notifications/tools/list_changed, tagged with each

@@ -32,6 +32,7 @@ type Handler struct {
 	janitorWG sync.WaitGroup
 
 	versionsFor atomic.Pointer[versionsCache] // see versions
+	servers     sync.Map                      // *http.Server whose Shutdown ends parked streams (park.go)
 }
 
 // New returns a Handler serving engine with the given options; nil opts

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"slices"
 
@@ -51,24 +52,38 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *reque
 		return
 	}
 
-	ctx, cancel := context.WithCancel(r.Context())
-	defer cancel()
+	listen := m.Method == methodListen
+	ctx, cancel, unwatch := callContext(r, listen)
 	stop := context.AfterFunc(h.ctx, cancel)
-	defer stop()
 	st := h.newStream(w, accept, true)
 	call := &Call{Request: m, Version: version, Header: r.Header, out: st, ctx: ctx, cancel: cancel}
-	if m.Method == methodListen {
-		h.mu.Lock()
-		h.listens[st] = call
-		h.mu.Unlock()
-		defer func() {
+	end := func() {
+		cancel()
+		stop()
+		if listen {
 			h.mu.Lock()
 			delete(h.listens, st)
 			h.mu.Unlock()
-		}()
+		}
+	}
+	if listen {
+		h.mu.Lock()
+		h.listens[st] = call
+		h.mu.Unlock()
 	}
 	st.startTimer()
 	resp, err := h.serveEngine(ctx, call)
+	if listen && errors.Is(err, ErrHold) {
+		if unwatch() && h.park(w, r, st, call, end) {
+			return // the stream lives on; end runs when it ends (park.go)
+		}
+		select {
+		case <-ctx.Done():
+		case <-r.Context().Done():
+		}
+		cancel()
+	}
+	defer end()
 	if ctx.Err() != nil {
 		st.cut()
 		st.detach()
@@ -76,6 +91,20 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *reque
 	}
 	st.finish(responseOf(m.ID, resp, err))
 	st.detach()
+}
+
+// callContext returns a 2026-07-28 call's context. It is the request's,
+// cancelled when the client drops the request (digest 2.7), except that a
+// listen stream's context outlives the handler so that the stream can be
+// parked: it keeps the request's values and follows its cancellation until
+// unwatch, which reports false if the request had ended already.
+func callContext(r *http.Request, listen bool) (ctx context.Context, cancel context.CancelFunc, unwatch func() bool) {
+	if !listen {
+		ctx, cancel = context.WithCancel(r.Context())
+		return ctx, cancel, nil
+	}
+	ctx, cancel = context.WithCancel(context.WithoutCancel(r.Context()))
+	return ctx, cancel, context.AfterFunc(r.Context(), cancel)
 }
 
 // checkModern runs steps 1 to 4 of serveModern and returns the version.

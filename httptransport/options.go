@@ -75,6 +75,17 @@ type Options struct {
 	// that stops reading. Zero means 30 seconds; negative means none.
 	WriteTimeout time.Duration
 
+	// DisableHijack keeps every held 2026-07-28 listen stream on the
+	// handler's goroutine. By default a listen stream that an engine holds
+	// (ErrHold) on an HTTP/1.x connection is taken over from net/http once
+	// its headers are out, which cuts its memory to a third: the socket,
+	// the stream and one small goroutine. http.Server.Shutdown still ends
+	// such streams with their final result (the handler registers with
+	// RegisterOnShutdown); http.Server.Close does not close them, as with
+	// any hijacked connection: call Handler.Shutdown. Middleware that
+	// counts bytes written does not see the events of a taken-over stream.
+	DisableHijack bool
+
 	// Logger receives the transport's logs. Nil means slog.Default().
 	Logger *slog.Logger
 
@@ -103,6 +114,7 @@ type config struct {
 	writeTimeout     time.Duration
 	logger           *slog.Logger
 	legacyEndpoint   string
+	disableHijack    bool
 }
 
 func newConfig(o *Options) config {
@@ -120,6 +132,7 @@ func newConfig(o *Options) config {
 		writeTimeout:     orDefault(o.WriteTimeout, 30*time.Second),
 		logger:           o.Logger,
 		legacyEndpoint:   o.LegacyEndpoint,
+		disableHijack:    o.DisableHijack,
 	}
 	if c.logger == nil {
 		c.logger = slog.Default()

@@ -18,13 +18,16 @@ import (
 //     gate (when set) before each one after the first;
 //   - "slow" blocks until its context ends and reports that on cancelled;
 //   - "sample" asks the client sampling/createMessage and returns the answer;
-//   - subscriptions/listen acknowledges, then relays broadcasts;
+//   - "hold" returns ErrHold, which only a listen may;
+//   - subscriptions/listen acknowledges, then relays broadcasts, holding
+//     the stream with ErrHold when hold is set;
 //   - server/discover, initialize and tools/list answer; other methods -32601.
 type testEngine struct {
 	started   chan string // text of slow calls that started
 	cancelled chan string // text of slow calls whose context ended
 	sendErrs  chan error  // what Send returned after a slow call was cancelled
 	gate      chan struct{}
+	hold      bool // listen returns ErrHold instead of blocking
 
 	mu        sync.Mutex
 	outs      map[string]Sender // session streams, by session id
@@ -134,6 +137,8 @@ func (e *testEngine) tool(ctx context.Context, call *Call) (*jsonrpc.Message, er
 		return result(m.ID, map[string]any{"text": fmt.Sprint(p.Arguments.Count)}), nil
 	case "panic":
 		panic("tool exploded")
+	case "hold":
+		return nil, ErrHold
 	case "slow":
 		e.started <- p.Arguments.Text
 		<-ctx.Done()
@@ -163,6 +168,17 @@ func (e *testEngine) listen(ctx context.Context, call *Call) (*jsonrpc.Message, 
 	e.mu.Lock()
 	e.listeners[call] = true
 	e.mu.Unlock()
+	if e.hold {
+		context.AfterFunc(ctx, func() {
+			e.mu.Lock()
+			delete(e.listeners, call)
+			e.mu.Unlock()
+		})
+		if err := call.Send(ctx, jsonrpc.NewNotification("notifications/subscriptions/acknowledged", json.RawMessage(ack))); err != nil {
+			return nil, err
+		}
+		return nil, ErrHold
+	}
 	defer func() {
 		e.mu.Lock()
 		delete(e.listeners, call)

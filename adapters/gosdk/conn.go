@@ -3,6 +3,7 @@ package gosdk
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -31,13 +32,19 @@ type callConn struct {
 
 	mu        sync.Mutex
 	delivered bool
+	acked     chan struct{} // listen calls: closed once the SDK holds the subscription
+	ackOnce   sync.Once
 	respC     chan *jsonrpc.Message
 	closed    chan struct{}
 	closeOnce sync.Once
 }
 
 func newCallConn(ctx context.Context, call *httptransport.Call, listen bool) *callConn {
-	return &callConn{ctx: ctx, call: call, listen: listen, respC: make(chan *jsonrpc.Message, 1), closed: make(chan struct{})}
+	c := &callConn{ctx: ctx, call: call, listen: listen, respC: make(chan *jsonrpc.Message, 1), closed: make(chan struct{})}
+	if listen {
+		c.acked = make(chan struct{})
+	}
+	return c
 }
 
 // Connect implements mcp.Transport.
@@ -85,7 +92,32 @@ func (c *callConn) Write(ctx context.Context, msg gojsonrpc.Message) error {
 		// subscription id, never on a call's (digest 1.5, 2.3).
 		return nil
 	}
-	return c.call.Send(ctx, out)
+	if err := c.call.Send(ctx, out); err != nil {
+		return err
+	}
+	if c.acked != nil && out.Method == "notifications/subscriptions/acknowledged" && holdsSubscription(out.Params) {
+		c.ackOnce.Do(func() { close(c.acked) })
+	}
+	return nil
+}
+
+// holdsSubscription reports whether a listen's acknowledgement grants
+// anything, in which case the SDK parks the listen until it is cancelled;
+// with nothing granted it answers at once.
+func holdsSubscription(params json.RawMessage) bool {
+	var p struct {
+		Notifications struct {
+			ToolsListChanged      bool     `json:"toolsListChanged"`
+			PromptsListChanged    bool     `json:"promptsListChanged"`
+			ResourcesListChanged  bool     `json:"resourcesListChanged"`
+			ResourceSubscriptions []string `json:"resourceSubscriptions"`
+		} `json:"notifications"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return false
+	}
+	n := p.Notifications
+	return n.ToolsListChanged || n.PromptsListChanged || n.ResourcesListChanged || len(n.ResourceSubscriptions) > 0
 }
 
 // Close implements mcp.Connection.

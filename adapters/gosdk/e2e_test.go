@@ -75,6 +75,14 @@ func newFixture(t *testing.T, opts *httptransport.Options) *fixture {
 	engine := gosdk.NewEngine(server, &gosdk.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	h := httptransport.New(engine, opts)
 	srv := httptest.NewServer(h)
+	stopAtCleanup(t, h, srv, engine)
+	f.url = srv.URL + "/mcp"
+	return f
+}
+
+// stopAtCleanup shuts the handler down, then the server and the engine,
+// when the test ends.
+func stopAtCleanup(t *testing.T, h *httptransport.Handler, srv *httptest.Server, engine *gosdk.Engine) {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -84,8 +92,6 @@ func newFixture(t *testing.T, opts *httptransport.Options) *fixture {
 		srv.Close()
 		engine.Close()
 	})
-	f.url = srv.URL + "/mcp"
-	return f
 }
 
 func connect(t *testing.T, url, version string, progress func(*mcp.ProgressNotificationClientRequest)) *mcp.ClientSession {

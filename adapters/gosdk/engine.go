@@ -87,12 +87,26 @@ func (e *Engine) Serve(ctx context.Context, call *httptransport.Call) (*jsonrpc.
 	if err != nil {
 		return nil, err
 	}
-	conn := newCallConn(ctx, call, m.Method == "subscriptions/listen")
+	conn := newCallConn(ctx, call, m.Method == "subscriptions/listen" && call.Modern())
 	ss, err := e.server.Connect(ctx, conn, &mcp.ServerSessionOptions{State: state})
 	if err != nil {
 		return nil, fmt.Errorf("gosdk: connecting call: %w", err)
 	}
-	resp := conn.wait()
+	var resp *jsonrpc.Message
+	if conn.acked != nil {
+		select {
+		case <-conn.acked:
+			// The SDK parks its listen handler until ctx ends: hold the
+			// stream without this goroutine, and end the SDK's session
+			// with the stream.
+			context.AfterFunc(ctx, func() { _ = ss.Close() })
+			return nil, httptransport.ErrHold
+		case resp = <-conn.respC:
+		case <-ctx.Done():
+		}
+	} else {
+		resp = conn.wait()
+	}
 	if resp != nil && resp.Error == nil && call.Session != nil {
 		e.saveState(call, ss, resp)
 	}

@@ -1,0 +1,184 @@
+package httptransport
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mcpmount/mcpmount/sse"
+)
+
+// ErrHold is returned by Engine.Serve for a 2026-07-28 subscriptions/listen
+// call to keep the call's stream open after Serve returns, so that an idle
+// subscription costs no goroutine in the engine. The engine keeps the Call
+// and sends through call.Send as before; the ctx Serve received stays valid
+// and is cancelled when the stream ends (the client left, or the handler or
+// its http.Server shut down), which is when the engine drops the Call, with
+// context.AfterFunc for instance. Returned for any other call, ErrHold is
+// an internal error.
+var ErrHold = errors.New("httptransport: hold the listen stream")
+
+// Parking (this file): a held listen stream on an HTTP/1.x connection is
+// taken over from net/http (Hijack) once its status and headers are out,
+// and the handler returns. net/http's connection goroutine, its read and
+// write buffers and the background reader go away; what remains per
+// stream is the socket, the stream's state and one small goroutine that
+// waits for the client to close. HTTP/2 connections, response writers
+// that cannot be hijacked, compressed responses and Options.DisableHijack
+// keep the handler's goroutine parked on the call's context instead.
+
+// park takes the connection of a listen stream over from net/http. It
+// reports false, leaving everything as it was, when the stream cannot be
+// parked. end runs once the call's context is done, after the connection
+// is closed.
+func (h *Handler) park(w http.ResponseWriter, r *http.Request, st *stream, call *Call, end func()) bool {
+	if h.cfg.disableHijack || r.ProtoMajor != 1 || w.Header().Get("Content-Encoding") != "" {
+		return false
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.ended || st.w == nil || !st.accept.sse {
+		return false
+	}
+	if !st.open {
+		st.openLocked()
+		if st.w == nil { // the write failed: the client is gone
+			return false
+		}
+	}
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return false
+	}
+	pw := &parkedWriter{conn: conn, chunked: r.ProtoAtLeast(1, 1)}
+	st.w, st.sw = pw, sse.NewWriter(pw)
+	call.server, _ = r.Context().Value(http.ServerContextKey).(*http.Server)
+	call.parked = true
+	h.watchServer(call.server)
+	context.AfterFunc(call.ctx, func() {
+		st.mu.Lock()
+		st.endLocked()
+		pw.close(h.cfg.writeTimeout)
+		st.w, st.sw, st.open = nil, nil, false
+		st.mu.Unlock()
+		end()
+	})
+	go pw.watch(call.cancel)
+	return true
+}
+
+// watchServer makes srv.Shutdown end the listen streams parked on srv's
+// connections with their final result, as http.Server leaves hijacked
+// connections to their owner.
+func (h *Handler) watchServer(srv *http.Server) {
+	if srv == nil {
+		return
+	}
+	if _, seen := h.servers.LoadOrStore(srv, true); seen {
+		return
+	}
+	srv.RegisterOnShutdown(func() { h.endListens(func(c *Call) bool { return c.parked && c.server == srv }) })
+}
+
+// endListens sends the final result on the listen streams that match and
+// ends their calls.
+func (h *Handler) endListens(match func(*Call) bool) {
+	h.mu.Lock()
+	var calls []*Call
+	for _, c := range h.listens {
+		if match(c) {
+			calls = append(calls, c)
+		}
+	}
+	h.mu.Unlock()
+	for _, c := range calls {
+		c.out.finish(listenResult(c.Request.ID))
+		c.cancel()
+	}
+}
+
+// parkedWriter is the response writer of a parked stream: it writes the
+// body straight to the connection, framed as HTTP/1.1 chunks when net/http
+// had started a chunked body. Its methods are called under the stream's
+// mutex.
+type parkedWriter struct {
+	conn    net.Conn
+	chunked bool
+	closed  bool
+}
+
+// Header implements http.ResponseWriter; the header is sent already.
+func (p *parkedWriter) Header() http.Header { return http.Header{} }
+
+// WriteHeader implements http.ResponseWriter; the status is sent already.
+func (p *parkedWriter) WriteHeader(int) {}
+
+// Write implements http.ResponseWriter: one chunk, in one write. A failed
+// write closes the connection, which ends the stream through watch.
+func (p *parkedWriter) Write(b []byte) (int, error) {
+	if p.closed {
+		return 0, net.ErrClosed
+	}
+	out := b
+	if p.chunked {
+		buf := chunkPool.Get().(*[]byte)
+		out = strconv.AppendInt((*buf)[:0], int64(len(b)), 16)
+		out = append(out, "\r\n"...)
+		out = append(out, b...)
+		out = append(out, "\r\n"...)
+		defer func() {
+			if cap(out) <= 64<<10 {
+				*buf = out
+				chunkPool.Put(buf)
+			}
+		}()
+	}
+	if _, err := p.conn.Write(out); err != nil {
+		p.closed = true
+		_ = p.conn.Close()
+		return 0, err
+	}
+	return len(b), nil
+}
+
+// Flush implements http.Flusher: writes are not buffered.
+func (p *parkedWriter) Flush() {}
+
+// SetWriteDeadline bounds the next writes, for http.ResponseController.
+func (p *parkedWriter) SetWriteDeadline(t time.Time) error { return p.conn.SetWriteDeadline(t) }
+
+// close ends the body and closes the connection.
+func (p *parkedWriter) close(timeout time.Duration) {
+	if p.closed {
+		return
+	}
+	p.closed = true
+	if p.chunked {
+		if timeout > 0 {
+			_ = p.conn.SetWriteDeadline(time.Now().Add(timeout))
+		}
+		_, _ = p.conn.Write([]byte("0\r\n\r\n"))
+	}
+	_ = p.conn.Close()
+}
+
+// watch waits for the client to close the connection (or for close) and
+// cancels the call. A client sends nothing on a stream's connection; any
+// bytes it does send are discarded.
+func (p *parkedWriter) watch(cancel context.CancelFunc) {
+	var b [16]byte
+	for {
+		if _, err := p.conn.Read(b[:]); err != nil {
+			cancel()
+			return
+		}
+	}
+}
+
+// chunkPool holds the buffers in which chunks are framed, so that a parked
+// stream keeps none while idle.
+var chunkPool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}

@@ -1,0 +1,227 @@
+package httptransport
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// heldServer is a Handler whose engine holds listen streams (ErrHold), on
+// a loopback server that counts the connections taken over from net/http.
+type heldServer struct {
+	h        *Handler
+	engine   *testEngine
+	srv      *httptest.Server
+	client   *http.Client
+	url      string
+	hijacked atomic.Int32
+}
+
+func newHeldServer(t *testing.T, opts *Options, h2 bool) *heldServer {
+	t.Helper()
+	s := &heldServer{engine: newTestEngine()}
+	s.engine.hold = true
+	s.h = New(s.engine, opts)
+	s.srv = httptest.NewUnstartedServer(s.h)
+	s.srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateHijacked {
+			s.hijacked.Add(1)
+		}
+	}
+	if h2 {
+		s.srv.EnableHTTP2 = true
+		s.srv.StartTLS()
+	} else {
+		s.srv.Start()
+	}
+	s.client = s.srv.Client()
+	s.url = s.srv.URL + "/mcp"
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := s.h.Shutdown(ctx); err != nil {
+			t.Errorf("Shutdown: %v", err)
+		}
+		s.client.CloseIdleConnections()
+		s.srv.CloseClientConnections()
+		s.srv.Close()
+	})
+	return s
+}
+
+// listen opens a subscriptions/listen stream with id L1 and reads its
+// acknowledgement.
+func (s *heldServer) listen(t *testing.T, ctx context.Context) (*http.Response, *sseReader) {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":"L1","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + meta + `}}`
+	req, err := http.NewRequestWithContext(ctx, "POST", s.url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header = modernHeaders("subscriptions/listen")
+	resp, err := s.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("%d %v", resp.StatusCode, resp.Header)
+	}
+	r := newSSEReader(t, resp.Body)
+	if ack := r.nextMessage(); ack.Method != "notifications/subscriptions/acknowledged" {
+		t.Fatalf("first message %s", ack.Method)
+	}
+	return resp, r
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out waiting: " + what)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// heldModes are the ways a held listen stream is kept: taken over from
+// net/http on HTTP/1.1, or on the handler's goroutine where it cannot or
+// must not be (Options.DisableHijack, HTTP/2).
+var heldModes = []struct {
+	name     string
+	opts     Options
+	h2       bool
+	hijacked int32
+}{
+	{"http1-parked", Options{}, false, 1},
+	{"http1-DisableHijack", Options{DisableHijack: true}, false, 0},
+	{"http2", Options{}, true, 0},
+}
+
+// TestListenHeld: a stream the engine holds behaves as one the engine
+// blocks on, whether parked or not: keep-alive comments, list changes
+// tagged with the subscription id, and on Handler.Shutdown the final
+// result, then a cleanly ended body.
+func TestListenHeld(t *testing.T) {
+	for _, mode := range heldModes {
+		t.Run(mode.name, func(t *testing.T) {
+			opts := mode.opts
+			opts.KeepAlive = 20 * time.Millisecond
+			s := newHeldServer(t, &opts, mode.h2)
+			resp, r := s.listen(t, context.Background())
+			if want := map[bool]int{false: 1, true: 2}[mode.h2]; resp.ProtoMajor != want {
+				t.Fatalf("served over HTTP/%d", resp.ProtoMajor)
+			}
+			for comments := 0; comments < 2; {
+				e, err := r.r.Next()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if e.IsComment {
+					comments++
+				}
+			}
+			if got := s.hijacked.Load(); got != mode.hijacked {
+				t.Fatalf("%d connections taken over, want %d", got, mode.hijacked)
+			}
+			s.engine.broadcast()
+			if m := r.nextMessage(); m.Method != "notifications/tools/list_changed" || !strings.Contains(string(m.Params), `"L1"`) {
+				t.Fatalf("got %s %s", m.Method, m.Params)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			done := make(chan error, 1)
+			go func() { done <- s.h.Shutdown(ctx) }()
+			final := r.nextMessage()
+			if !final.IsResponse() || final.ID.Raw() != `"L1"` || !strings.Contains(string(final.Result), `"resultType":"complete"`) {
+				t.Fatalf("final %s %s", final.ID, final.Result)
+			}
+			for {
+				e, err := r.r.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatalf("after the final result: %v", err)
+				}
+				if !e.IsComment {
+					t.Fatalf("event after the final result: %+v", e)
+				}
+			}
+			if err := <-done; err != nil {
+				t.Fatalf("Shutdown: %v", err)
+			}
+			waitFor(t, "the engine to drop the listener", func() bool { return s.engine.listenerCount() == 0 })
+		})
+	}
+}
+
+// TestListenHeldClientClose: a client dropping a held stream ends the
+// call's context, whichever way the stream is held (digest 2.7).
+func TestListenHeldClientClose(t *testing.T) {
+	for _, mode := range heldModes {
+		t.Run(mode.name, func(t *testing.T) {
+			s := newHeldServer(t, &mode.opts, mode.h2)
+			ctx, cancel := context.WithCancel(context.Background())
+			s.listen(t, ctx)
+			if n := s.engine.listenerCount(); n != 1 {
+				t.Fatalf("%d listeners", n)
+			}
+			s.h.mu.Lock()
+			listens := len(s.h.listens)
+			s.h.mu.Unlock()
+			if listens != 1 {
+				t.Fatalf("%d listen streams", listens)
+			}
+			cancel()
+			waitFor(t, "the listen to end", func() bool {
+				s.h.mu.Lock()
+				defer s.h.mu.Unlock()
+				return s.engine.listenerCount() == 0 && len(s.h.listens) == 0
+			})
+		})
+	}
+}
+
+// TestListenParkedServerShutdown: http.Server.Shutdown, which leaves
+// hijacked connections alone, still ends a parked stream with its final
+// result, through the hook the handler registers.
+func TestListenParkedServerShutdown(t *testing.T) {
+	s := newHeldServer(t, nil, false)
+	_, r := s.listen(t, context.Background())
+	waitFor(t, "the stream to be parked", func() bool { return s.hijacked.Load() == 1 })
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- s.srv.Config.Shutdown(ctx) }()
+	final := r.nextMessage()
+	if !final.IsResponse() || !strings.Contains(string(final.Result), `"resultType":"complete"`) {
+		t.Fatalf("final %s %s", final.ID, final.Result)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("server Shutdown: %v", err)
+	}
+	waitFor(t, "the engine to drop the listener", func() bool { return s.engine.listenerCount() == 0 })
+}
+
+// TestHoldOnlyForListen: ErrHold from any call but a listen is an
+// internal error, not a stream left open.
+func TestHoldOnlyForListen(t *testing.T) {
+	s := newServer(t, nil)
+	h := modernHeaders("tools/call")
+	h.Set("Mcp-Name", "hold")
+	resp, body := s.do("POST", h, `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"hold",`+meta+`}}`)
+	if resp.StatusCode != 200 {
+		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+	if id, code, _ := rpcError(t, body); id != "9" || code != -32603 {
+		t.Fatalf("id %s code %d", id, code)
+	}
+}
