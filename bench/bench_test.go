@@ -51,6 +51,9 @@ func BenchmarkCall(b *testing.B) {
 	for _, sc := range Scenarios() {
 		b.Run(sc.Name, func(b *testing.B) {
 			for _, v := range ordered() {
+				if v.HoldOnly {
+					continue
+				}
 				b.Run(v.Name, func(b *testing.B) { benchCall(b, sc, v) })
 			}
 		})

@@ -19,13 +19,14 @@ type MinimalEngine struct {
 
 	mu        sync.Mutex
 	listeners map[*httptransport.Call]struct{}
+	sessions  map[string]httptransport.Sender // 2025-era sessions' standalone streams
 }
 
 var _ httptransport.Engine = (*MinimalEngine)(nil)
 
 // NewMinimalEngine returns an engine with no listeners.
 func NewMinimalEngine() *MinimalEngine {
-	return &MinimalEngine{desc: &httptransport.Description{}, listeners: make(map[*httptransport.Call]struct{})}
+	return &MinimalEngine{desc: &httptransport.Description{}, listeners: make(map[*httptransport.Call]struct{}), sessions: make(map[string]httptransport.Sender)}
 }
 
 // Describe implements httptransport.Engine: nothing to validate beyond the
@@ -96,12 +97,17 @@ func (e *MinimalEngine) listen(ctx context.Context, call *httptransport.Call) (*
 }
 
 // Broadcast sends notifications/tools/list_changed, tagged with each
-// subscription's id, to every listen stream.
+// subscription's id, to every listen stream, and untagged to every
+// 2025-era session.
 func (e *MinimalEngine) Broadcast() {
 	e.mu.Lock()
 	calls := make([]*httptransport.Call, 0, len(e.listeners))
 	for c := range e.listeners {
 		calls = append(calls, c)
+	}
+	outs := make([]httptransport.Sender, 0, len(e.sessions))
+	for _, out := range e.sessions {
+		outs = append(outs, out)
 	}
 	e.mu.Unlock()
 	ctx := context.Background()
@@ -110,12 +116,24 @@ func (e *MinimalEngine) Broadcast() {
 		params := `{"_meta":{"io.modelcontextprotocol/subscriptionId":` + c.Request.ID.Raw() + `}}`
 		_ = c.Send(ctx, jsonrpc.NewNotification("notifications/tools/list_changed", json.RawMessage(params)))
 	})
+	parallel(len(outs), func(i int) {
+		_ = outs[i].Send(ctx, jsonrpc.NewNotification("notifications/tools/list_changed", nil))
+	})
 }
 
 // Notify implements httptransport.Engine.
 func (e *MinimalEngine) Notify(context.Context, *httptransport.Session, *jsonrpc.Message) {}
 
-// OpenSession implements httptransport.Engine.
-func (e *MinimalEngine) OpenSession(context.Context, *httptransport.Session, httptransport.Sender) error {
+// OpenSession implements httptransport.Engine: it keeps the session's
+// standalone stream for Broadcast until the session ends.
+func (e *MinimalEngine) OpenSession(ctx context.Context, sess *httptransport.Session, out httptransport.Sender) error {
+	e.mu.Lock()
+	e.sessions[sess.ID] = out
+	e.mu.Unlock()
+	context.AfterFunc(ctx, func() {
+		e.mu.Lock()
+		delete(e.sessions, sess.ID)
+		e.mu.Unlock()
+	})
 	return nil
 }

@@ -38,7 +38,10 @@ type Variant struct {
 	// HoldGET is set for servers whose held stream is a 2025-era session's
 	// GET stream rather than a 2026-07-28 subscriptions/listen stream.
 	HoldGET bool
-	New     func(Mode) *Instance
+	// HoldOnly is set for variants measured in the held-stream benchmarks
+	// only.
+	HoldOnly bool
+	New      func(Mode) *Instance
 }
 
 // Instance is a variant's handler with what the harness drives besides
@@ -56,6 +59,7 @@ type Instance struct {
 const (
 	Floor_         = "floor"
 	MCPMount       = "mcpmount"
+	MCPMountGET    = "mcpmount-get2025"
 	MCPMountGoSDK  = "mcpmount-gosdk"
 	GoSDKStateless = "gosdk-stateless"
 	GoSDKStateful  = "gosdk-stateful"
@@ -72,6 +76,11 @@ func Variants() []Variant {
 			return &Instance{Handler: f, Broadcast: f.Broadcast, Close: f.Close}
 		}},
 		{Name: MCPMount, New: func(Mode) *Instance {
+			e := NewMinimalEngine()
+			h := httptransport.New(e, &httptransport.Options{Logger: quiet})
+			return &Instance{Handler: h, Broadcast: e.Broadcast, Close: func() { shutdown(h) }}
+		}},
+		{Name: MCPMountGET, HoldGET: true, HoldOnly: true, New: func(Mode) *Instance {
 			e := NewMinimalEngine()
 			h := httptransport.New(e, &httptransport.Options{Logger: quiet})
 			return &Instance{Handler: h, Broadcast: e.Broadcast, Close: func() { shutdown(h) }}

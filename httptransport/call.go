@@ -34,9 +34,6 @@ type Call struct {
 	replies chan *jsonrpc.Message
 	ctx     context.Context // the call's own context
 	cancel  context.CancelFunc
-
-	parked bool         // a listen stream taken over from net/http (park.go)
-	server *http.Server // the server whose connection a parked stream is on
 }
 
 // Modern reports whether the call is served under 2026-07-28 rules.

@@ -25,9 +25,10 @@ type Handler struct {
 	inflight  drainGroup // requests and calls being served
 
 	mu      sync.Mutex
-	live    map[string]*liveSession // sessions served by this instance
-	listens map[*stream]*Call       // open 2026-07-28 subscriptions/listen streams
-	janitor chan struct{}           // closed to stop the expiry loop
+	live    map[string]*liveSession  // sessions served by this instance
+	listens map[*stream]*Call        // open 2026-07-28 subscriptions/listen streams
+	parked  map[*stream]*http.Server // streams taken over from net/http, by server (park.go)
+	janitor chan struct{}            // closed to stop the expiry loop
 
 	janitorWG sync.WaitGroup
 
@@ -44,6 +45,7 @@ func New(engine Engine, opts *Options) *Handler {
 		shutdownC: make(chan struct{}),
 		live:      make(map[string]*liveSession),
 		listens:   make(map[*stream]*Call),
+		parked:    make(map[*stream]*http.Server),
 		tag:       newSessionID()[:6],
 	}
 	if opts != nil && opts.Sessions != nil {
@@ -130,20 +132,13 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 		return nil
 	}
 	close(h.shutdownC)
+	h.endListens(func(*Call) bool { return true })
 	h.mu.Lock()
-	listens := make([]*Call, 0, len(h.listens))
-	for _, c := range h.listens {
-		listens = append(listens, c)
-	}
 	sessions := make([]*liveSession, 0, len(h.live))
 	for _, s := range h.live {
 		sessions = append(sessions, s)
 	}
 	h.mu.Unlock()
-	for _, c := range listens {
-		c.out.finish(listenResult(c.Request.ID))
-		c.cancel()
-	}
 	for _, s := range sessions {
 		s.closeStreams()
 	}

@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,6 +30,9 @@ type server struct {
 	engine *testEngine
 	url    string
 	srv    *httptest.Server
+	client *http.Client // the server's own: it speaks TLS and HTTP/2 when the server does
+
+	hijacked atomic.Int32 // connections taken over from net/http (park.go)
 }
 
 func newServer(t *testing.T, opts *Options) *server {
@@ -38,20 +43,40 @@ func newServer(t *testing.T, opts *Options) *server {
 // newServerWith mounts the handler behind wrap (a middleware), if any.
 func newServerWith(t *testing.T, opts *Options, wrap func(http.Handler) http.Handler) *server {
 	t.Helper()
-	e := newTestEngine()
+	return startServer(t, newTestEngine(), opts, wrap, false)
+}
+
+// startServer serves engine over HTTP/1.1, or over HTTP/2 with TLS when h2
+// is set.
+func startServer(t *testing.T, e *testEngine, opts *Options, wrap func(http.Handler) http.Handler, h2 bool) *server {
+	t.Helper()
 	h := New(e, opts)
 	var handler http.Handler = h
 	if wrap != nil {
 		handler = wrap(h)
 	}
-	srv := httptest.NewServer(handler)
-	s := &server{t: t, h: h, engine: e, url: srv.URL + "/mcp", srv: srv}
+	srv := httptest.NewUnstartedServer(handler)
+	s := &server{t: t, h: h, engine: e, srv: srv}
+	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateHijacked {
+			s.hijacked.Add(1)
+		}
+	}
+	if h2 {
+		srv.EnableHTTP2 = true
+		srv.StartTLS()
+	} else {
+		srv.Start()
+	}
+	s.client = srv.Client()
+	s.url = srv.URL + "/mcp"
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		if err := h.Shutdown(ctx); err != nil {
 			t.Errorf("Shutdown: %v", err)
 		}
+		s.client.CloseIdleConnections()
 		srv.CloseClientConnections()
 		srv.Close()
 	})
@@ -86,7 +111,7 @@ func (s *server) doURL(method, url string, header http.Header, body string) (*ht
 	for k, v := range header {
 		req.Header[k] = v
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := s.client.Do(req)
 	if err != nil {
 		s.t.Fatalf("%s %s: %v", method, url, err)
 	}
@@ -108,7 +133,7 @@ func (s *server) open(ctx context.Context, method string, header http.Header, bo
 	for k, v := range header {
 		req.Header[k] = v
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := s.client.Do(req)
 	if err != nil {
 		s.t.Fatalf("%s: %v", method, err)
 	}

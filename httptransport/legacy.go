@@ -38,8 +38,6 @@ func (h *Handler) serveLegacyGet(w http.ResponseWriter, r *http.Request) {
 		writeRefusal(w, noID, refusal(http.StatusInternalServerError, jsonrpc.CodeInternalError, "could not open the session"))
 		return
 	}
-	defer ls.end(context.WithoutCancel(r.Context()), true)
-
 	st := ls.standalone
 	detached, _ := st.attach(w, 0, false)
 	endpoint := h.legacyEndpoint(r) + "?" + legacySessionParam + "=" + url.QueryEscape(sess.ID)
@@ -47,7 +45,7 @@ func (h *Handler) serveLegacyGet(w http.ResponseWriter, r *http.Request) {
 	st.writeLocked(sse.Event{Name: "endpoint", Data: []byte(endpoint)})
 	st.mu.Unlock()
 	st.startTimer()
-	h.hold(r, ls, st, detached)
+	h.hold(w, r, ls, st, detached, func() { ls.end(context.WithoutCancel(r.Context()), true) })
 }
 
 // legacyEndpoint is the URI of the POST endpoint: Options.LegacyEndpoint,

@@ -74,7 +74,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *reque
 	st.startTimer()
 	resp, err := h.serveEngine(ctx, call)
 	if listen && errors.Is(err, ErrHold) {
-		if unwatch() && h.park(w, r, st, call, end) {
+		if unwatch() && h.parkListen(w, r, st, call, end) {
 			return // the stream lives on; end runs when it ends (park.go)
 		}
 		select {

@@ -22,20 +22,25 @@ import (
 // an internal error.
 var ErrHold = errors.New("httptransport: hold the listen stream")
 
-// Parking (this file): a held listen stream on an HTTP/1.x connection is
-// taken over from net/http (Hijack) once its status and headers are out,
-// and the handler returns. net/http's connection goroutine, its read and
-// write buffers and the background reader go away; what remains per
-// stream is the socket, the stream's state and one small goroutine that
-// waits for the client to close. HTTP/2 connections, response writers
+// Parking (this file): a held stream on an HTTP/1.x connection (a
+// 2026-07-28 listen the engine holds, a 2025-era GET stream, a 2024-11-05
+// stream) is taken over from net/http (Hijack) once its status and headers
+// are out, and the handler returns. net/http's connection goroutine, its
+// read and write buffers and its background reader go away; what remains
+// per stream is the socket, the stream's state and one small goroutine
+// that waits for the client to close. HTTP/2 connections, response writers
 // that cannot be hijacked, compressed responses and Options.DisableHijack
-// keep the handler's goroutine parked on the call's context instead.
+// keep the handler's goroutine waiting instead.
+//
+// Every way a parked stream ends goes through closing its connection: the
+// stream ending (cut, or finish writing the final message), a failed write
+// or a detach close it, and the client closing it ends the watcher's read.
+// The watcher then runs what the handler would have run after waiting.
 
-// park takes the connection of a listen stream over from net/http. It
-// reports false, leaving everything as it was, when the stream cannot be
-// parked. end runs once the call's context is done, after the connection
-// is closed.
-func (h *Handler) park(w http.ResponseWriter, r *http.Request, st *stream, call *Call, end func()) bool {
+// park takes st's connection over from net/http and starts its watcher,
+// which runs gone once the connection is closed, by either side. It
+// reports false, leaving everything as it was, when st cannot be parked.
+func (h *Handler) park(w http.ResponseWriter, r *http.Request, st *stream, gone func()) bool {
 	if h.cfg.disableHijack || r.ProtoMajor != 1 || w.Header().Get("Content-Encoding") != "" {
 		return false
 	}
@@ -54,26 +59,44 @@ func (h *Handler) park(w http.ResponseWriter, r *http.Request, st *stream, call 
 	if err != nil {
 		return false
 	}
-	pw := &parkedWriter{conn: conn, chunked: r.ProtoAtLeast(1, 1)}
+	pw := &parkedWriter{conn: conn, chunked: r.ProtoAtLeast(1, 1), timeout: h.cfg.writeTimeout}
 	st.w, st.sw = pw, sse.NewWriter(pw)
-	call.server, _ = r.Context().Value(http.ServerContextKey).(*http.Server)
-	call.parked = true
-	h.watchServer(call.server)
-	context.AfterFunc(call.ctx, func() {
-		st.mu.Lock()
-		st.endLocked()
-		pw.close(h.cfg.writeTimeout)
-		st.w, st.sw, st.open = nil, nil, false
-		st.mu.Unlock()
-		end()
-	})
-	go pw.watch(call.cancel)
+	srv, _ := r.Context().Value(http.ServerContextKey).(*http.Server)
+	h.mu.Lock()
+	h.parked[st] = srv
+	h.mu.Unlock()
+	h.watchServer(srv)
+	h.inflight.enterLate()
+	go func() {
+		defer h.inflight.exit()
+		pw.watch()
+		st.detach()
+		h.mu.Lock()
+		delete(h.parked, st)
+		h.mu.Unlock()
+		gone()
+	}()
 	return true
 }
 
-// watchServer makes srv.Shutdown end the listen streams parked on srv's
-// connections with their final result, as http.Server leaves hijacked
-// connections to their owner.
+// parkListen parks a held listen stream: its call ends when the client
+// leaves, and when the call ends (Shutdown, the client leaving) the stream
+// is cut, which closes the connection, and end runs.
+func (h *Handler) parkListen(w http.ResponseWriter, r *http.Request, st *stream, call *Call, end func()) bool {
+	if !h.park(w, r, st, call.cancel) {
+		return false
+	}
+	context.AfterFunc(call.ctx, func() {
+		st.cut()
+		end()
+	})
+	return true
+}
+
+// watchServer makes srv.Shutdown end the streams parked on srv's
+// connections, as http.Server leaves hijacked connections to their owner:
+// listens get their final result, other streams are closed (a 2025-era
+// client may resume elsewhere).
 func (h *Handler) watchServer(srv *http.Server) {
 	if srv == nil {
 		return
@@ -81,11 +104,24 @@ func (h *Handler) watchServer(srv *http.Server) {
 	if _, seen := h.servers.LoadOrStore(srv, true); seen {
 		return
 	}
-	srv.RegisterOnShutdown(func() { h.endListens(func(c *Call) bool { return c.parked && c.server == srv }) })
+	srv.RegisterOnShutdown(func() {
+		h.mu.Lock()
+		var others []*stream
+		for st, on := range h.parked {
+			if on == srv && h.listens[st] == nil {
+				others = append(others, st)
+			}
+		}
+		h.mu.Unlock()
+		h.endListens(func(c *Call) bool { return h.parked[c.out] == srv })
+		for _, st := range others {
+			st.detach()
+		}
+	})
 }
 
 // endListens sends the final result on the listen streams that match and
-// ends their calls.
+// ends their calls. match runs under h.mu.
 func (h *Handler) endListens(match func(*Call) bool) {
 	h.mu.Lock()
 	var calls []*Call
@@ -108,6 +144,7 @@ func (h *Handler) endListens(match func(*Call) bool) {
 type parkedWriter struct {
 	conn    net.Conn
 	chunked bool
+	timeout time.Duration // bounds writing the end of the body
 	closed  bool
 }
 
@@ -152,28 +189,27 @@ func (p *parkedWriter) Flush() {}
 func (p *parkedWriter) SetWriteDeadline(t time.Time) error { return p.conn.SetWriteDeadline(t) }
 
 // close ends the body and closes the connection.
-func (p *parkedWriter) close(timeout time.Duration) {
+func (p *parkedWriter) close() {
 	if p.closed {
 		return
 	}
 	p.closed = true
 	if p.chunked {
-		if timeout > 0 {
-			_ = p.conn.SetWriteDeadline(time.Now().Add(timeout))
+		if p.timeout > 0 {
+			_ = p.conn.SetWriteDeadline(time.Now().Add(p.timeout))
 		}
 		_, _ = p.conn.Write([]byte("0\r\n\r\n"))
 	}
 	_ = p.conn.Close()
 }
 
-// watch waits for the client to close the connection (or for close) and
-// cancels the call. A client sends nothing on a stream's connection; any
-// bytes it does send are discarded.
-func (p *parkedWriter) watch(cancel context.CancelFunc) {
+// watch returns when the connection is closed, by the client or by close.
+// A client sends nothing on a stream's connection; any bytes it does send
+// are discarded.
+func (p *parkedWriter) watch() {
 	var b [16]byte
 	for {
 		if _, err := p.conn.Read(b[:]); err != nil {
-			cancel()
 			return
 		}
 	}

@@ -3,73 +3,25 @@ package httptransport
 import (
 	"context"
 	"io"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 )
 
-// heldServer is a Handler whose engine holds listen streams (ErrHold), on
-// a loopback server that counts the connections taken over from net/http.
-type heldServer struct {
-	h        *Handler
-	engine   *testEngine
-	srv      *httptest.Server
-	client   *http.Client
-	url      string
-	hijacked atomic.Int32
-}
-
-func newHeldServer(t *testing.T, opts *Options, h2 bool) *heldServer {
+// newHeldServer serves a test engine whose listens return ErrHold.
+func newHeldServer(t *testing.T, opts *Options, h2 bool) *server {
 	t.Helper()
-	s := &heldServer{engine: newTestEngine()}
-	s.engine.hold = true
-	s.h = New(s.engine, opts)
-	s.srv = httptest.NewUnstartedServer(s.h)
-	s.srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
-		if st == http.StateHijacked {
-			s.hijacked.Add(1)
-		}
-	}
-	if h2 {
-		s.srv.EnableHTTP2 = true
-		s.srv.StartTLS()
-	} else {
-		s.srv.Start()
-	}
-	s.client = s.srv.Client()
-	s.url = s.srv.URL + "/mcp"
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := s.h.Shutdown(ctx); err != nil {
-			t.Errorf("Shutdown: %v", err)
-		}
-		s.client.CloseIdleConnections()
-		s.srv.CloseClientConnections()
-		s.srv.Close()
-	})
-	return s
+	e := newTestEngine()
+	e.hold = true
+	return startServer(t, e, opts, nil, h2)
 }
 
 // listen opens a subscriptions/listen stream with id L1 and reads its
 // acknowledgement.
-func (s *heldServer) listen(t *testing.T, ctx context.Context) (*http.Response, *sseReader) {
+func (s *server) listen(t *testing.T, ctx context.Context) (*http.Response, *sseReader) {
 	t.Helper()
-	body := `{"jsonrpc":"2.0","id":"L1","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + meta + `}}`
-	req, err := http.NewRequestWithContext(ctx, "POST", s.url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header = modernHeaders("subscriptions/listen")
-	resp, err := s.client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { resp.Body.Close() })
+	resp := s.open(ctx, "POST", modernHeaders("subscriptions/listen"), `{"jsonrpc":"2.0","id":"L1","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},`+meta+`}}`)
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
 		t.Fatalf("%d %v", resp.StatusCode, resp.Header)
 	}
@@ -91,9 +43,9 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// heldModes are the ways a held listen stream is kept: taken over from
-// net/http on HTTP/1.1, or on the handler's goroutine where it cannot or
-// must not be (Options.DisableHijack, HTTP/2).
+// heldModes are the ways a held stream is kept: taken over from net/http
+// on HTTP/1.1, or on the handler's goroutine where it cannot or must not
+// be (Options.DisableHijack, HTTP/2).
 var heldModes = []struct {
 	name     string
 	opts     Options
@@ -224,4 +176,94 @@ func TestHoldOnlyForListen(t *testing.T) {
 	if id, code, _ := rpcError(t, body); id != "9" || code != -32603 {
 		t.Fatalf("id %s code %d", id, code)
 	}
+}
+
+// readToEnd reads events until the body ends, failing on anything but a
+// clean end (a chunked body missing its last chunk fails here).
+func readToEnd(t *testing.T, r *sseReader) {
+	t.Helper()
+	for {
+		_, err := r.r.Next()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			t.Fatalf("stream did not end cleanly: %v", err)
+		}
+	}
+}
+
+// TestStandaloneStreamHeld: a 2025-era GET stream, parked or not, carries
+// session messages; a client dropping it leaves the session idle (so it
+// can expire) and free to open another; Shutdown ends it cleanly.
+func TestStandaloneStreamHeld(t *testing.T) {
+	for _, mode := range heldModes {
+		t.Run(mode.name, func(t *testing.T) {
+			s := startServer(t, newTestEngine(), &mode.opts, nil, mode.h2)
+			sid := s.initialize(Version20251125)
+			h := sessionHeaders(sid, Version20251125)
+			h.Set("Accept", "text/event-stream")
+			ctx, cancel := context.WithCancel(context.Background())
+			r := newSSEReader(t, s.open(ctx, "GET", h, "").Body)
+			s.engine.broadcast()
+			if m := r.nextMessage(); m.Method != "notifications/tools/list_changed" {
+				t.Fatalf("got %s", m.Method)
+			}
+			// Parking follows the headers; the count settles at once.
+			waitFor(t, "the stream to be parked", func() bool { return s.hijacked.Load() == mode.hijacked })
+			s.h.mu.Lock()
+			ls := s.h.live[sid]
+			s.h.mu.Unlock()
+			cancel()
+			waitFor(t, "the session to go idle", func() bool {
+				ls.mu.Lock()
+				defer ls.mu.Unlock()
+				return ls.active == 0
+			})
+			resp := s.open(context.Background(), "GET", h, "")
+			if resp.StatusCode != 200 {
+				t.Fatalf("GET after the drop: %d", resp.StatusCode)
+			}
+			r = newSSEReader(t, resp.Body)
+			s.engine.broadcast()
+			if m := r.nextMessage(); m.Method != "notifications/tools/list_changed" {
+				t.Fatalf("got %s", m.Method)
+			}
+			ctx2, cancel2 := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel2()
+			if err := s.h.Shutdown(ctx2); err != nil {
+				t.Fatal(err)
+			}
+			readToEnd(t, r)
+		})
+	}
+}
+
+// TestParkedStreamsServerShutdown: http.Server.Shutdown ends every stream
+// parked on its connections: a listen with its final result, a 2025-era
+// GET stream and a 2024-11-05 stream (whose session ends with it).
+func TestParkedStreamsServerShutdown(t *testing.T) {
+	s := newHeldServer(t, nil, false)
+	_, listen := s.listen(t, context.Background())
+	sid := s.initialize(Version20251125)
+	h := sessionHeaders(sid, Version20251125)
+	h.Set("Accept", "text/event-stream")
+	get := newSSEReader(t, s.open(context.Background(), "GET", h, "").Body)
+	legacy, endpoint := openLegacy(t, context.Background(), s.url, nil)
+	waitFor(t, "three streams to be parked", func() bool { return s.hijacked.Load() == 3 })
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := s.srv.Config.Shutdown(ctx); err != nil {
+		t.Fatalf("server Shutdown: %v", err)
+	}
+	if final := listen.nextMessage(); !final.IsResponse() || !strings.Contains(string(final.Result), `"resultType":"complete"`) {
+		t.Fatalf("listen final %s", final.Result)
+	}
+	readToEnd(t, listen)
+	readToEnd(t, get)
+	readToEnd(t, legacy)
+	waitFor(t, "the 2024-11-05 session to end", func() bool {
+		rec, err := s.h.sessions.Get(context.Background(), strings.TrimPrefix(endpoint, "/mcp?sessionId="))
+		return rec == nil && err != nil
+	})
 }

@@ -175,22 +175,27 @@ func TestShutdownDrains(t *testing.T) {
 }
 
 // TestWriteTimeoutDoesNotKillStreams: a server WriteTimeout shorter than
-// the stream's life does not cut it.
+// the stream's life does not cut it, on the handler's goroutine or parked.
 func TestWriteTimeoutDoesNotKillStreams(t *testing.T) {
-	e := newTestEngine()
-	h := New(e, &Options{KeepAlive: 10 * time.Millisecond})
-	srv := httptest.NewUnstartedServer(h)
-	srv.Config.WriteTimeout = 50 * time.Millisecond
-	srv.Start()
-	defer srv.Close()
-	defer h.Shutdown(context.Background())
-	s := &server{t: t, h: h, engine: e, url: srv.URL, srv: srv}
-	resp := s.open(context.Background(), "POST", modernHeaders("subscriptions/listen"), `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},`+meta+`}}`)
-	r := newSSEReader(t, resp.Body)
-	r.nextMessage()
-	time.Sleep(150 * time.Millisecond)
-	s.engine.broadcast()
-	if m := r.nextMessage(); m.Method != "notifications/tools/list_changed" {
-		t.Fatalf("got %s", m.Method)
+	for _, hold := range []bool{false, true} {
+		t.Run(map[bool]string{false: "blocking", true: "parked"}[hold], func(t *testing.T) {
+			e := newTestEngine()
+			e.hold = hold
+			h := New(e, &Options{KeepAlive: 10 * time.Millisecond})
+			srv := httptest.NewUnstartedServer(h)
+			srv.Config.WriteTimeout = 50 * time.Millisecond
+			srv.Start()
+			defer srv.Close()
+			defer h.Shutdown(context.Background())
+			s := &server{t: t, h: h, engine: e, url: srv.URL, srv: srv, client: srv.Client()}
+			resp := s.open(context.Background(), "POST", modernHeaders("subscriptions/listen"), `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},`+meta+`}}`)
+			r := newSSEReader(t, resp.Body)
+			r.nextMessage()
+			time.Sleep(150 * time.Millisecond)
+			s.engine.broadcast()
+			if m := r.nextMessage(); m.Method != "notifications/tools/list_changed" {
+				t.Fatalf("got %s", m.Method)
+			}
+		})
 	}
 }

@@ -227,6 +227,7 @@ func (s *stream) finish(resp *jsonrpc.Message) {
 			s.openLocked()
 		}
 		s.writeLocked(sse.Event{ID: s.nextIDLocked(data), HasID: s.resumable(), Name: s.eventName, Data: data})
+		s.detachParkedLocked()
 		return
 	}
 	h := s.w.Header()
@@ -241,7 +242,16 @@ func (s *stream) finish(resp *jsonrpc.Message) {
 func (s *stream) cut() {
 	s.mu.Lock()
 	s.endLocked()
+	s.detachParkedLocked()
 	s.mu.Unlock()
+}
+
+// detachParkedLocked releases a parked connection once its stream has
+// ended: no handler is waiting to detach it.
+func (s *stream) detachParkedLocked() {
+	if _, ok := s.w.(*parkedWriter); ok {
+		s.detachLocked()
+	}
 }
 
 func (s *stream) endLocked() {
@@ -287,6 +297,9 @@ func (s *stream) detach() {
 func (s *stream) detachLocked() {
 	if s.w == nil {
 		return
+	}
+	if pw, ok := s.w.(*parkedWriter); ok {
+		pw.close() // park.go: the watcher sees it and cleans up
 	}
 	s.w, s.sw, s.open = nil, nil, false
 	if s.attachC != nil {

@@ -413,17 +413,27 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 	if st.standalone {
 		st.startTimer()
 	}
-	h.hold(r, ls, st, detached)
-	ls.touch(context.WithoutCancel(r.Context()))
+	h.hold(w, r, ls, st, detached, func() { ls.touch(context.WithoutCancel(r.Context())) })
 }
 
 // hold keeps a GET attached to st until the client leaves, the stream or
 // the session ends, or the handler shuts down; the session counts as active
-// meanwhile, so it does not expire under an open stream.
-func (h *Handler) hold(r *http.Request, ls *liveSession, st *stream, detached <-chan struct{}) {
+// meanwhile, so it does not expire under an open stream. after runs once
+// the GET is over. On HTTP/1.x the stream is parked (park.go) and hold
+// returns at once; after then runs on the stream's watcher.
+func (h *Handler) hold(w http.ResponseWriter, r *http.Request, ls *liveSession, st *stream, detached <-chan struct{}, after func()) {
 	ls.mu.Lock()
 	ls.active++
 	ls.mu.Unlock()
+	over := func() {
+		ls.mu.Lock()
+		ls.active--
+		ls.mu.Unlock()
+		after()
+	}
+	if h.park(w, r, st, over) {
+		return
+	}
 	select {
 	case <-detached:
 	case <-st.done():
@@ -431,9 +441,7 @@ func (h *Handler) hold(r *http.Request, ls *liveSession, st *stream, detached <-
 	case <-h.shutdownC:
 	}
 	st.detach()
-	ls.mu.Lock()
-	ls.active--
-	ls.mu.Unlock()
+	over()
 }
 
 // serveDelete ends a 2025-era session (digest 1.9).

@@ -106,9 +106,7 @@ func TestListenHeldWithSDK(t *testing.T) {
 		}
 		break
 	}
-	if n := hijacked.Load(); n != 2 {
-		t.Fatalf("%d streams parked, want 2", n)
-	}
+	waitUntil(t, "both listen streams to be parked", func() bool { return hijacked.Load() == 2 })
 	if n := sessions(); n != before+2 {
 		t.Fatalf("%d SDK sessions beside the engine's own, want 2 (one per listen)", n-before)
 	}
@@ -120,11 +118,16 @@ func TestListenHeldWithSDK(t *testing.T) {
 	if err := cs.Close(); err != nil {
 		t.Fatal(err)
 	}
+	waitUntil(t, "the SDK sessions behind the listens to end", func() bool { return sessions() == before })
+}
+
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
-	for sessions() != before {
+	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("%d SDK sessions left after the client closed", sessions()-before)
+			t.Fatal("timed out waiting for " + what)
 		}
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(2 * time.Millisecond)
 	}
 }
