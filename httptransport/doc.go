@@ -16,6 +16,10 @@
 //     event stream, whose endpoint event names this same URL with a
 //     sessionId query parameter for the client's POSTs (legacy.go).
 //
+// Held streams (a listen, a GET stream, a 2024-11-05 event stream) on
+// HTTP/1.x connections are taken over from net/http once their headers
+// are out, so that an idle stream costs no handler goroutine (park.go).
+//
 // The MCP server logic lives behind the Engine interface (engine.go); the
 // adapters/gosdk package serves an *mcp.Server of the official Go SDK
 // through it.

@@ -39,6 +39,7 @@ func (h *Handler) serveLegacyGet(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st := ls.standalone
+	h.parkable(w, r)
 	detached, _ := st.attach(w, 0, false)
 	endpoint := h.legacyEndpoint(r) + "?" + legacySessionParam + "=" + url.QueryEscape(sess.ID)
 	st.mu.Lock()

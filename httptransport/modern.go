@@ -67,6 +67,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *reque
 		}
 	}
 	if listen {
+		h.parkable(w, r)
 		h.mu.Lock()
 		h.listens[st] = call
 		h.mu.Unlock()

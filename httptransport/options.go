@@ -75,15 +75,17 @@ type Options struct {
 	// that stops reading. Zero means 30 seconds; negative means none.
 	WriteTimeout time.Duration
 
-	// DisableHijack keeps every held 2026-07-28 listen stream on the
-	// handler's goroutine. By default a listen stream that an engine holds
-	// (ErrHold) on an HTTP/1.x connection is taken over from net/http once
-	// its headers are out, which cuts its memory to a third: the socket,
-	// the stream and one small goroutine. http.Server.Shutdown still ends
-	// such streams with their final result (the handler registers with
+	// DisableHijack keeps every held stream on the handler's goroutine.
+	// By default a held stream on an HTTP/1.x connection (a 2026-07-28
+	// listen the engine holds with ErrHold, a 2025-era GET stream, a
+	// 2024-11-05 event stream) is taken over from net/http once its
+	// headers are out, which cuts its memory to about a quarter: the
+	// socket, the stream and one small goroutine. http.Server.Shutdown
+	// still ends such streams (the handler registers with
 	// RegisterOnShutdown); http.Server.Close does not close them, as with
 	// any hijacked connection: call Handler.Shutdown. Middleware that
-	// counts bytes written does not see the events of a taken-over stream.
+	// counts bytes written or times requests sees a taken-over stream end
+	// when it is taken over.
 	DisableHijack bool
 
 	// Logger receives the transport's logs. Nil means slog.Default().

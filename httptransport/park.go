@@ -37,12 +37,23 @@ var ErrHold = errors.New("httptransport: hold the listen stream")
 // or a detach close it, and the client closing it ends the watcher's read.
 // The watcher then runs what the handler would have run after waiting.
 
+// parkable reports whether a held stream on r's connection can be taken
+// over. Such a response says Connection: close, so that no client reuses a
+// connection that ends with the stream.
+func (h *Handler) parkable(w http.ResponseWriter, r *http.Request) bool {
+	if h.cfg.disableHijack || r.ProtoMajor != 1 {
+		return false
+	}
+	w.Header().Set("Connection", "close")
+	return true
+}
+
 // park takes st's connection over from net/http and starts its watcher,
 // which runs gone once the connection is closed, by either side. It
 // reports false, leaving everything as it was, when st cannot be parked.
 func (h *Handler) park(w http.ResponseWriter, r *http.Request, st *stream, gone func()) bool {
 	if h.cfg.disableHijack || r.ProtoMajor != 1 || w.Header().Get("Content-Encoding") != "" {
-		return false
+		return false // compressed by middleware, or see parkable
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()

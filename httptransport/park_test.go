@@ -71,6 +71,10 @@ func TestListenHeld(t *testing.T) {
 			if want := map[bool]int{false: 1, true: 2}[mode.h2]; resp.ProtoMajor != want {
 				t.Fatalf("served over HTTP/%d", resp.ProtoMajor)
 			}
+			// A connection that ends with the stream says so.
+			if resp.Close != (mode.hijacked == 1) {
+				t.Fatalf("Connection: close is %v", resp.Close)
+			}
 			for comments := 0; comments < 2; {
 				e, err := r.r.Next()
 				if err != nil {
@@ -204,7 +208,11 @@ func TestStandaloneStreamHeld(t *testing.T) {
 			h := sessionHeaders(sid, Version20251125)
 			h.Set("Accept", "text/event-stream")
 			ctx, cancel := context.WithCancel(context.Background())
-			r := newSSEReader(t, s.open(ctx, "GET", h, "").Body)
+			get := s.open(ctx, "GET", h, "")
+			if get.Close != (mode.hijacked == 1) {
+				t.Fatalf("Connection: close is %v", get.Close)
+			}
+			r := newSSEReader(t, get.Body)
 			s.engine.broadcast()
 			if m := r.nextMessage(); m.Method != "notifications/tools/list_changed" {
 				t.Fatalf("got %s", m.Method)

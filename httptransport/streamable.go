@@ -405,6 +405,7 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 		h.replayEnded(w, r, ls, lastID)
 		return
 	}
+	h.parkable(w, r)
 	detached, err := st.attach(w, after, replay)
 	if err != nil {
 		writeRefusal(w, noID, err.(*httpError))

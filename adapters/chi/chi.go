@@ -30,31 +30,37 @@
 // # chi middleware and streams
 //
 //   - middleware.Logger, middleware.Recoverer and middleware.RequestID
-//     are fine. Logger logs a stream when it ends, with the stream's
-//     lifetime as its duration. GetReqID(ctx) works in tool handlers.
-//     Recoverer recovers panics on the request's goroutine only: go-sdk
-//     runs tool handlers on goroutines of its own, so a tool handler that
-//     may panic must recover itself.
+//     are fine. Logger logs a call's stream when it ends, with its
+//     lifetime as its duration; a held stream (a listen, a GET stream, a
+//     2024-11-05 stream) on HTTP/1.1 is logged when the transport takes it
+//     over from net/http, right after its headers (httptransport's
+//     DisableHijack keeps the old way). GetReqID(ctx) works in tool
+//     handlers. Recoverer recovers panics on the request's goroutine only:
+//     go-sdk runs tool handlers on goroutines of its own, so a tool handler
+//     that may panic must recover itself.
 //   - middleware.Compress is fine: it compresses JSON answers, leaves
 //     text/event-stream alone (it is not in its default types), and its
 //     writer passes flushes through, so every SSE event goes out at once.
 //     Even with "text/event-stream" added to its types, events still go
-//     out one by one, since its gzip writer flushes at every event; leave
-//     it out all the same, as the transport marks streams no-transform
-//     for the proxies and clients that expect them plain.
+//     out one by one, since its gzip writer flushes at every event, and a
+//     compressed stream is never taken over; leave it out all the same, as
+//     the transport marks streams no-transform for the proxies and clients
+//     that expect them plain.
 //   - middleware.Timeout cancels the request's context when the timeout
 //     expires, and answers 504 if nothing was written yet. A 2026-07-28
-//     call is cancelled on the spot, so subscriptions/listen streams and
-//     every call longer than the timeout die. A 2025-era call is not
-//     cancelled by its request ending (the spec says it must not be): its
-//     client gets the 504, or a cut stream, while the tool runs on for
-//     nobody. 2025-era GET streams and 2024-11-05 sessions, whose event
-//     stream is one long GET, end. Mount the MCP endpoint outside any
-//     Timeout group and bound tool work in the tool handler instead; the
-//     transport's per-write deadline (httptransport.Options.WriteTimeout)
-//     already drops clients that stop reading.
-//   - middleware.Throttle and similar admission limits count a stream as
-//     one request in flight for its whole life.
+//     call is cancelled on the spot, so every call longer than the timeout
+//     dies. A 2025-era call is not cancelled by its request ending (the
+//     spec says it must not be): its client gets the 504, or a cut stream,
+//     while the tool runs on for nobody. Held streams survive it on
+//     HTTP/1.1, since the handler returns once they are taken over, and
+//     end with it on HTTP/2 or with DisableHijack. Mount the MCP endpoint
+//     outside any Timeout group and bound tool work in the tool handler
+//     instead; the transport's per-write deadline
+//     (httptransport.Options.WriteTimeout) already drops clients that stop
+//     reading.
+//   - middleware.Throttle and similar admission limits count a call as one
+//     request in flight for its whole life, and a held stream until it is
+//     taken over.
 package chimcp
 
 import (

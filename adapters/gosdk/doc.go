@@ -14,7 +14,9 @@
 // parameters, the log level) in the transport's session store, so any
 // instance can serve them; a per-session control connection carries
 // resource subscriptions and list-changed notifications to the session's
-// GET stream.
+// GET stream. A 2026-07-28 subscriptions/listen that the SDK grants is
+// held (httptransport.ErrHold) once acknowledged: the SDK's session for it
+// lives on until the stream ends, and no handler goroutine waits with it.
 //
 // The caller's identity from package auth (package identity) reaches tool
 // handlers as req.Extra.TokenInfo, with the HTTP header as req.Extra.Header.
