@@ -1,6 +1,7 @@
 package gosdk
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -41,6 +42,8 @@ type Engine struct {
 
 	ctlMu    sync.Mutex
 	controls map[string]*controlConn // by session id
+
+	states sync.Map // *httptransport.Session -> *decodedState, while the session is open here
 }
 
 var _ httptransport.Engine = (*Engine)(nil)
@@ -130,11 +133,7 @@ func (e *Engine) callState(call *httptransport.Call) (*mcp.ServerSessionState, e
 	}
 	if call.Session != nil {
 		if raw := call.Session.State(); len(raw) > 0 {
-			var st mcp.ServerSessionState
-			if err := json.Unmarshal(raw, &st); err != nil {
-				return nil, fmt.Errorf("gosdk: decoding session state: %w", err)
-			}
-			return &st, nil
+			return e.sessionState(call.Session, raw)
 		}
 	}
 	return &mcp.ServerSessionState{
@@ -144,9 +143,37 @@ func (e *Engine) callState(call *httptransport.Call) (*mcp.ServerSessionState, e
 	}, nil
 }
 
+// sessionState decodes a session's stored state, once per change of it:
+// each call gets its own copy of the decoded struct, whose pointers the
+// SDK replaces rather than writes through.
+func (e *Engine) sessionState(sess *httptransport.Session, raw []byte) (*mcp.ServerSessionState, error) {
+	if c, ok := e.states.Load(sess); ok {
+		if c := c.(*decodedState); bytes.Equal(c.raw, raw) {
+			st := c.st
+			return &st, nil
+		}
+	}
+	c := &decodedState{raw: bytes.Clone(raw)}
+	if err := json.Unmarshal(raw, &c.st); err != nil {
+		return nil, fmt.Errorf("gosdk: decoding session state: %w", err)
+	}
+	e.states.Store(sess, c)
+	st := c.st
+	return &st, nil
+}
+
+// decodedState is a session's state as stored and as decoded.
+type decodedState struct {
+	raw []byte
+	st  mcp.ServerSessionState
+}
+
 // saveState records what initialize and logging/setLevel change in the
 // session's state.
 func (e *Engine) saveState(call *httptransport.Call, ss *mcp.ServerSession, resp *jsonrpc.Message) {
+	if m := call.Request.Method; m != "initialize" && m != "logging/setLevel" {
+		return
+	}
 	var st mcp.ServerSessionState
 	if raw := call.Session.State(); len(raw) > 0 {
 		_ = json.Unmarshal(raw, &st)
@@ -232,6 +259,7 @@ func (e *Engine) OpenSession(ctx context.Context, sess *httptransport.Session, o
 			delete(e.controls, sess.ID)
 		}
 		e.ctlMu.Unlock()
+		e.states.Delete(sess)
 		_ = ss.Close()
 	}()
 	return nil
