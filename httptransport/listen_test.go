@@ -2,6 +2,7 @@ package httptransport
 
 import (
 	"context"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -83,6 +84,11 @@ func TestEarlyHeaderFlush(t *testing.T) {
 	resp := s.open(ctx, "POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"text":"f"},`+meta+`}}`)
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
 		t.Fatalf("%d %v", resp.StatusCode, resp.Header)
+	}
+	// With no event to carry the headers, a comment does.
+	first := make([]byte, 1)
+	if _, err := io.ReadFull(resp.Body, first); err != nil || first[0] != ':' {
+		t.Fatalf("stream starts %q (%v)", first, err)
 	}
 	cancel()
 	<-s.engine.cancelled

@@ -194,6 +194,10 @@ func TestModernJSONAndSSE(t *testing.T) {
 	if resp.Header.Get("X-Accel-Buffering") != "no" || !strings.Contains(resp.Header.Get("Cache-Control"), "no-transform") {
 		t.Errorf("stream headers %v", resp.Header)
 	}
+	// The first event carries the headers out: no comment precedes it.
+	if !strings.HasPrefix(body, "data: ") {
+		t.Errorf("stream starts %q", body[:min(len(body), 20)])
+	}
 	evs := events(t, body)
 	msgs := messages(t, evs)
 	if len(msgs) != 4 {

@@ -102,6 +102,12 @@ func (s *stream) tick() {
 // resumability) or a comment, so that a DATA frame follows the headers
 // through HTTP/2 proxies.
 func (s *stream) openLocked() {
+	s.openForLocked(false)
+}
+
+// openForLocked opens the stream; when an event is written right after
+// (event set), the headers go out with it and no comment precedes it.
+func (s *stream) openForLocked(event bool) {
 	if s.sw == nil {
 		s.sw = sse.NewWriter(s.w)
 	}
@@ -118,7 +124,9 @@ func (s *stream) openLocked() {
 		s.writeLocked(sse.Event{ID: s.nextIDLocked(nil), HasID: true, Retry: s.h.cfg.retry})
 		return
 	}
-	s.writeLocked(sse.Event{IsComment: true})
+	if !event {
+		s.writeLocked(sse.Event{IsComment: true})
+	}
 }
 
 // nextIDLocked assigns the next event id of a resumable stream and records
@@ -180,7 +188,7 @@ func (s *stream) send(msg *jsonrpc.Message) error {
 		return nil
 	}
 	if s.w != nil && !s.open {
-		s.openLocked()
+		s.openForLocked(true)
 	}
 	s.writeLocked(sse.Event{ID: s.nextIDLocked(data), HasID: s.resumable(), Name: s.eventName, Data: data})
 	return nil
@@ -194,7 +202,7 @@ func (s *stream) sendRaw(data []byte) {
 		return
 	}
 	if !s.open {
-		s.openLocked()
+		s.openForLocked(true)
 	}
 	s.writeLocked(sse.Event{Name: s.eventName, Data: data})
 }
@@ -224,7 +232,7 @@ func (s *stream) finish(resp *jsonrpc.Message) {
 	}
 	if s.open || (!s.accept.json && s.accept.sse) {
 		if !s.open {
-			s.openLocked()
+			s.openForLocked(true)
 		}
 		s.writeLocked(sse.Event{ID: s.nextIDLocked(data), HasID: s.resumable(), Name: s.eventName, Data: data})
 		s.detachParkedLocked()
