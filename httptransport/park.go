@@ -155,7 +155,7 @@ func (h *Handler) endListens(match func(*Call) bool) {
 type parkedWriter struct {
 	conn    net.Conn
 	chunked bool
-	timeout time.Duration // bounds writing the end of the body
+	timeout time.Duration // the stream's write timeout (zero: none)
 	closed  bool
 }
 
@@ -206,9 +206,13 @@ func (p *parkedWriter) close() {
 	}
 	p.closed = true
 	if p.chunked {
-		if p.timeout > 0 {
-			_ = p.conn.SetWriteDeadline(time.Now().Add(p.timeout))
+		// A client that stopped reading gets no clean end: the stream's
+		// lock is held here.
+		d := time.Second
+		if p.timeout > 0 && p.timeout < d {
+			d = p.timeout
 		}
+		_ = p.conn.SetWriteDeadline(time.Now().Add(d))
 		_, _ = p.conn.Write([]byte("0\r\n\r\n"))
 	}
 	_ = p.conn.Close()

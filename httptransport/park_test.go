@@ -2,11 +2,14 @@ package httptransport
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
 // newHeldServer serves a test engine whose listens return ErrHold.
@@ -274,4 +277,30 @@ func TestParkedStreamsServerShutdown(t *testing.T) {
 		rec, err := s.h.sessions.Get(context.Background(), strings.TrimPrefix(endpoint, "/mcp?sessionId="))
 		return rec == nil && err != nil
 	})
+}
+
+// TestParkedStreamDropsStalledClient: a client that stops reading a parked
+// stream is dropped by the per-write deadline, and its call ends, as on a
+// stream held on the handler's goroutine.
+func TestParkedStreamDropsStalledClient(t *testing.T) {
+	s := newHeldServer(t, &Options{WriteTimeout: 50 * time.Millisecond}, false)
+	s.listen(t, context.Background()) // and never read again
+	waitFor(t, "the stream to be parked", func() bool { return s.hijacked.Load() == 1 })
+	s.engine.mu.Lock()
+	var call *Call
+	for c := range s.engine.listeners {
+		call = c
+	}
+	s.engine.mu.Unlock()
+	big := jsonrpc.NewNotification("notifications/message", json.RawMessage(`{"level":"info","data":"`+strings.Repeat("x", 256<<10)+`"}`))
+	deadline := time.Now().Add(10 * time.Second)
+	for s.engine.listenerCount() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("a stalled client was never dropped")
+		}
+		_ = call.Send(context.Background(), big)
+	}
+	if err := call.Send(context.Background(), big); err == nil {
+		t.Fatal("Send succeeded on a dropped stream")
+	}
 }

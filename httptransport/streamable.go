@@ -408,6 +408,7 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 	h.parkable(w, r)
 	detached, err := st.attach(w, after, replay)
 	if err != nil {
+		w.Header().Del("Connection")
 		writeRefusal(w, noID, err.(*httpError))
 		return
 	}
