@@ -25,15 +25,15 @@ type Handler struct {
 	inflight  drainGroup // requests and calls being served
 
 	mu      sync.Mutex
-	live    map[string]*liveSession  // sessions served by this instance
-	listens map[*stream]*Call        // open 2026-07-28 subscriptions/listen streams
-	parked  map[*stream]*http.Server // streams taken over from net/http, by server (park.go)
-	janitor chan struct{}            // closed to stop the expiry loop
+	live    map[string]*liveSession // sessions served by this instance
+	listens map[*stream]*Call       // open 2026-07-28 subscriptions/listen streams
+	parked  map[*stream]*parkedConn // streams taken over from net/http (park.go)
+	servers map[*http.Server]bool   // servers with a shutdown hook; true once shut down (park.go)
+	janitor chan struct{}           // closed to stop the expiry loop
 
 	janitorWG sync.WaitGroup
 
 	versionsFor atomic.Pointer[versionsCache] // see versions
-	servers     sync.Map                      // *http.Server whose Shutdown ends parked streams (park.go)
 }
 
 // New returns a Handler serving engine with the given options; nil opts
@@ -45,7 +45,8 @@ func New(engine Engine, opts *Options) *Handler {
 		shutdownC: make(chan struct{}),
 		live:      make(map[string]*liveSession),
 		listens:   make(map[*stream]*Call),
-		parked:    make(map[*stream]*http.Server),
+		parked:    make(map[*stream]*parkedConn),
+		servers:   make(map[*http.Server]bool),
 		tag:       newSessionID()[:6],
 	}
 	if opts != nil && opts.Sessions != nil {
@@ -132,6 +133,7 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 		return nil
 	}
 	close(h.shutdownC)
+	h.endParked(nil)
 	h.endListens(func(*Call) bool { return true })
 	h.mu.Lock()
 	sessions := make([]*liveSession, 0, len(h.live))

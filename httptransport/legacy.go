@@ -39,8 +39,7 @@ func (h *Handler) serveLegacyGet(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st := ls.standalone
-	h.parkable(w, r)
-	detached, _ := st.attach(w, 0, false)
+	detached, _ := st.attach(w, 0, false, h.parkable(r))
 	endpoint := h.legacyEndpoint(r) + "?" + legacySessionParam + "=" + url.QueryEscape(sess.ID)
 	st.mu.Lock()
 	st.writeLocked(sse.Event{Name: "endpoint", Data: []byte(endpoint)})

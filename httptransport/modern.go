@@ -67,7 +67,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *reque
 		}
 	}
 	if listen {
-		h.parkable(w, r)
+		st.closeConn = h.parkable(r)
 		h.mu.Lock()
 		h.listens[st] = call
 		h.mu.Unlock()

@@ -81,11 +81,12 @@ type Options struct {
 	// 2024-11-05 event stream) is taken over from net/http once its
 	// headers are out, which cuts its memory to about a quarter: the
 	// socket, the stream and one small goroutine. http.Server.Shutdown
-	// still ends such streams (the handler registers with
-	// RegisterOnShutdown); http.Server.Close does not close them, as with
-	// any hijacked connection: call Handler.Shutdown. Middleware that
-	// counts bytes written or times requests sees a taken-over stream end
-	// when it is taken over.
+	// ends such streams too, but without waiting for them (the handler
+	// registers with RegisterOnShutdown, whose functions run on their
+	// own): call Handler.Shutdown first to end them in order.
+	// http.Server.Close does not close them, as with any hijacked
+	// connection. Middleware that counts bytes written or times requests
+	// sees a taken-over stream end when it is taken over.
 	DisableHijack bool
 
 	// Logger receives the transport's logs. Nil means slog.Default().

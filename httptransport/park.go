@@ -2,6 +2,7 @@ package httptransport
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"net"
 	"net/http"
@@ -38,52 +39,79 @@ var ErrHold = errors.New("httptransport: hold the listen stream")
 // The watcher then runs what the handler would have run after waiting.
 
 // parkable reports whether a held stream on r's connection can be taken
-// over. Such a response says Connection: close, so that no client reuses a
-// connection that ends with the stream.
-func (h *Handler) parkable(w http.ResponseWriter, r *http.Request) bool {
-	if h.cfg.disableHijack || r.ProtoMajor != 1 {
-		return false
-	}
-	w.Header().Set("Connection", "close")
-	return true
+// over. Such a stream's response says Connection: close (stream.closeConn),
+// so that no client reuses a connection that ends with the stream.
+func (h *Handler) parkable(r *http.Request) bool {
+	return !h.cfg.disableHijack && r.ProtoMajor == 1
 }
 
-// park takes st's connection over from net/http and starts its watcher,
-// which runs gone once the connection is closed, by either side. It
-// reports false, leaving everything as it was, when st cannot be parked.
+// parkedConn is what the handler knows of a parked stream.
+type parkedConn struct {
+	pw  *parkedWriter // nil while being taken over
+	srv *http.Server  // the server whose connection it is, if known
+}
+
+// park takes st's connection over from net/http, if w is still attached
+// to st, and starts its watcher, which runs gone once the connection is
+// closed, by either side. It reports false, leaving everything as it was,
+// when st cannot be parked: then the caller waits as before.
 func (h *Handler) park(w http.ResponseWriter, r *http.Request, st *stream, gone func()) bool {
-	if h.cfg.disableHijack || r.ProtoMajor != 1 || w.Header().Get("Content-Encoding") != "" {
-		return false // compressed by middleware, or see parkable
+	if !h.parkable(r) {
+		return false
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if st.ended || st.w == nil || !st.accept.sse {
+	if st.ended || st.w != w || !st.accept.sse {
 		return false
 	}
 	if !st.open {
 		st.openLocked()
-		if st.w == nil { // the write failed: the client is gone
+		if st.w != w { // the write failed: the client is gone
 			return false
 		}
 	}
+	if w.Header().Get("Content-Encoding") != "" {
+		return false // compressed by middleware (set when the headers went out)
+	}
+	srv, _ := r.Context().Value(http.ServerContextKey).(*http.Server)
+	// Registered before the hijack, under the lock that Shutdown and the
+	// server hook take, so that no stream is parked behind their backs.
+	h.mu.Lock()
+	_, hooked := h.servers[srv]
+	if h.closing.Load() || h.servers[srv] {
+		h.mu.Unlock()
+		return false
+	}
+	pc := &parkedConn{srv: srv}
+	h.parked[st] = pc
+	if srv != nil && !hooked {
+		h.servers[srv] = false
+	}
+	h.mu.Unlock()
+	if srv != nil && !hooked {
+		srv.RegisterOnShutdown(func() { h.serverDown(srv) })
+	}
 	conn, _, err := http.NewResponseController(w).Hijack()
 	if err != nil {
+		h.mu.Lock()
+		delete(h.parked, st)
+		h.mu.Unlock()
 		return false
 	}
 	pw := &parkedWriter{conn: conn, chunked: r.ProtoAtLeast(1, 1), timeout: h.cfg.writeTimeout}
 	st.w, st.sw = pw, sse.NewWriter(pw)
-	srv, _ := r.Context().Value(http.ServerContextKey).(*http.Server)
 	h.mu.Lock()
-	h.parked[st] = srv
+	pc.pw = pw
 	h.mu.Unlock()
-	h.watchServer(srv)
 	h.inflight.enterLate()
 	go func() {
 		defer h.inflight.exit()
 		pw.watch()
-		st.detach()
+		st.detachIf(pw)
 		h.mu.Lock()
-		delete(h.parked, st)
+		if h.parked[st] == pc {
+			delete(h.parked, st)
+		}
 		h.mu.Unlock()
 		gone()
 	}()
@@ -104,35 +132,44 @@ func (h *Handler) parkListen(w http.ResponseWriter, r *http.Request, st *stream,
 	return true
 }
 
-// watchServer makes srv.Shutdown end the streams parked on srv's
-// connections, as http.Server leaves hijacked connections to their owner:
-// listens get their final result, other streams are closed (a 2025-era
-// client may resume elsewhere).
-func (h *Handler) watchServer(srv *http.Server) {
-	if srv == nil {
-		return
-	}
-	if _, seen := h.servers.LoadOrStore(srv, true); seen {
-		return
-	}
-	srv.RegisterOnShutdown(func() {
-		h.mu.Lock()
-		var others []*stream
-		for st, on := range h.parked {
-			if on == srv && h.listens[st] == nil {
-				others = append(others, st)
-			}
-		}
-		h.mu.Unlock()
-		h.endListens(func(c *Call) bool { return h.parked[c.out] == srv })
-		for _, st := range others {
-			st.detach()
-		}
+// serverDown runs when srv shuts down: http.Server leaves hijacked
+// connections to their owner, so the streams parked on srv's connections
+// end here, and no more are parked there.
+func (h *Handler) serverDown(srv *http.Server) {
+	h.mu.Lock()
+	h.servers[srv] = true
+	h.mu.Unlock()
+	h.endParked(srv)
+	h.endListens(func(c *Call) bool {
+		pc := h.parked[c.out]
+		return pc != nil && pc.srv == srv
 	})
 }
 
+// endParked closes the parked streams other than listens (all of them
+// when srv is nil): a 2025-era client may resume elsewhere, a 2024-11-05
+// session ends with its stream.
+func (h *Handler) endParked(srv *http.Server) {
+	type entry struct {
+		st *stream
+		pw *parkedWriter
+	}
+	var ends []entry
+	h.mu.Lock()
+	for st, pc := range h.parked {
+		if pc.pw != nil && (srv == nil || pc.srv == srv) && h.listens[st] == nil {
+			ends = append(ends, entry{st, pc.pw})
+		}
+	}
+	h.mu.Unlock()
+	for _, e := range ends {
+		e.st.detachIf(e.pw)
+	}
+}
+
 // endListens sends the final result on the listen streams that match and
-// ends their calls. match runs under h.mu.
+// ends their calls, all at once, since a stalled client may hold its
+// stream for the write timeout. match runs under h.mu.
 func (h *Handler) endListens(match func(*Call) bool) {
 	h.mu.Lock()
 	var calls []*Call
@@ -142,10 +179,14 @@ func (h *Handler) endListens(match func(*Call) bool) {
 		}
 	}
 	h.mu.Unlock()
+	var wg sync.WaitGroup
 	for _, c := range calls {
-		c.out.finish(listenResult(c.Request.ID))
-		c.cancel()
+		wg.Go(func() {
+			c.out.finish(listenResult(c.Request.ID))
+			c.cancel()
+		})
 	}
+	wg.Wait()
 }
 
 // parkedWriter is the response writer of a parked stream: it writes the
@@ -171,6 +212,9 @@ func (p *parkedWriter) Write(b []byte) (int, error) {
 	if p.closed {
 		return 0, net.ErrClosed
 	}
+	if len(b) == 0 {
+		return 0, nil // an empty chunk would end the body
+	}
 	out := b
 	if p.chunked {
 		buf := chunkPool.Get().(*[]byte)
@@ -187,7 +231,7 @@ func (p *parkedWriter) Write(b []byte) (int, error) {
 	}
 	if _, err := p.conn.Write(out); err != nil {
 		p.closed = true
-		_ = p.conn.Close()
+		p.abort()
 		return 0, err
 	}
 	return len(b), nil
@@ -213,7 +257,20 @@ func (p *parkedWriter) close() {
 			d = p.timeout
 		}
 		_ = p.conn.SetWriteDeadline(time.Now().Add(d))
-		_, _ = p.conn.Write([]byte("0\r\n\r\n"))
+		if _, err := p.conn.Write([]byte("0\r\n\r\n")); err != nil {
+			p.abort()
+			return
+		}
+	}
+	_ = p.conn.Close()
+}
+
+// abort closes the connection at once: over TLS, without the close_notify
+// that a stalled client would make wait (under the stream's lock).
+func (p *parkedWriter) abort() {
+	if tc, ok := p.conn.(*tls.Conn); ok {
+		_ = tc.NetConn().Close()
+		return
 	}
 	_ = p.conn.Close()
 }

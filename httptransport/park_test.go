@@ -1,9 +1,11 @@
 package httptransport
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -303,4 +305,71 @@ func TestParkedStreamDropsStalledClient(t *testing.T) {
 	if err := call.Send(context.Background(), big); err == nil {
 		t.Fatal("Send succeeded on a dropped stream")
 	}
+}
+
+// encodingMarker is middleware that declares a content encoding when the
+// headers go out, as compression middleware does, and exposes the
+// original writer (so the stream could be hijacked through it).
+type encodingMarker struct{ http.ResponseWriter }
+
+func (m encodingMarker) WriteHeader(code int) {
+	m.Header().Set("Content-Encoding", "x-marker")
+	m.ResponseWriter.WriteHeader(code)
+}
+
+func (m encodingMarker) Unwrap() http.ResponseWriter { return m.ResponseWriter }
+
+// TestCompressedStreamNotParked: a stream whose response declares a content
+// encoding stays with the middleware that encodes it.
+func TestCompressedStreamNotParked(t *testing.T) {
+	e := newTestEngine()
+	e.hold = true
+	s := startServer(t, e, nil, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			next.ServeHTTP(encodingMarker{w}, r)
+		})
+	}, false)
+	resp, r := s.listen(t, context.Background())
+	if resp.Header.Get("Content-Encoding") != "x-marker" {
+		t.Fatalf("headers %v", resp.Header)
+	}
+	s.engine.broadcast()
+	if m := r.nextMessage(); m.Method != "notifications/tools/list_changed" {
+		t.Fatalf("got %s", m.Method)
+	}
+	if n := s.hijacked.Load(); n != 0 {
+		t.Fatalf("%d connections taken over", n)
+	}
+}
+
+// TestParkedHTTP10: an HTTP/1.0 client's stream is parked too, its body
+// delimited by the connection's end.
+func TestParkedHTTP10(t *testing.T) {
+	s := newServer(t, nil)
+	conn, err := net.Dial("tcp", s.srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := io.WriteString(conn, "GET /mcp HTTP/1.0\r\nHost: "+s.srv.Listener.Addr().String()+"\r\nAccept: text/event-stream\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 200 || len(resp.TransferEncoding) != 0 {
+		t.Fatalf("%d %v", resp.StatusCode, resp.TransferEncoding)
+	}
+	r := newSSEReader(t, resp.Body)
+	if e := r.next(); e.Name != "endpoint" {
+		t.Fatalf("first event %+v", e)
+	}
+	waitFor(t, "the stream to be parked", func() bool { return s.hijacked.Load() == 1 })
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := s.h.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	readToEnd(t, r)
 }

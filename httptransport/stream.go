@@ -37,6 +37,7 @@ type stream struct {
 	status     func(*jsonrpc.Error) int
 	header     func(http.Header) // extra response headers (e.g. Mcp-Session-Id)
 
+	closeConn bool              // the stream may be parked: say Connection: close (park.go)
 	eventName string            // "message" on 2024-11-05 streams
 	relay     func(data []byte) // if set, messages go here instead (batch members)
 
@@ -113,6 +114,9 @@ func (s *stream) openForLocked(event bool) {
 	}
 	h := s.w.Header()
 	sse.SetHeaders(h)
+	if s.closeConn {
+		h.Set("Connection", "close")
+	}
 	if s.header != nil {
 		s.header(h)
 	}
@@ -302,6 +306,15 @@ func (s *stream) detach() {
 	s.mu.Unlock()
 }
 
+// detachIf releases the response if it is still w.
+func (s *stream) detachIf(w http.ResponseWriter) {
+	s.mu.Lock()
+	if s.w == w {
+		s.detachLocked()
+	}
+	s.mu.Unlock()
+}
+
 func (s *stream) detachLocked() {
 	if s.w == nil {
 		return
@@ -318,12 +331,13 @@ func (s *stream) detachLocked() {
 
 // attach binds a resuming GET's response to the stream, replaying the
 // events after index. It fails if another response is attached.
-func (s *stream) attach(w http.ResponseWriter, after int, replay bool) (detached <-chan struct{}, err error) {
+func (s *stream) attach(w http.ResponseWriter, after int, replay, closeConn bool) (detached <-chan struct{}, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.w != nil {
 		return nil, errStreamConflict
 	}
+	s.closeConn = closeConn
 	var events [][]byte
 	if replay && s.h.cfg.events != nil && s.sess != nil {
 		events, err = s.h.cfg.events.After(s.sess.ctx, s.sess.id, s.id, after)

@@ -405,10 +405,8 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 		h.replayEnded(w, r, ls, lastID)
 		return
 	}
-	h.parkable(w, r)
-	detached, err := st.attach(w, after, replay)
+	detached, err := st.attach(w, after, replay, h.parkable(r))
 	if err != nil {
-		w.Header().Del("Connection")
 		writeRefusal(w, noID, err.(*httpError))
 		return
 	}

@@ -41,8 +41,11 @@
 // The transport flushes every SSE event through http.ResponseController,
 // which reaches net/http's writer through gin's ResponseWriter (it has
 // Flush and Unwrap), so events are never held back by gin. gin.Logger
-// logs a stream when it ends, with the stream's whole lifetime as its
-// latency. gin.Recovery recovers panics on the request's goroutine only:
+// logs a call's stream when it ends, with its whole lifetime as its
+// latency; a held stream (a listen, a GET stream, a 2024-11-05 stream) on
+// HTTP/1.x is logged when the transport takes its connection over, right
+// after its headers (httptransport.Options.DisableHijack keeps the old
+// way). gin.Recovery recovers panics on the request's goroutine only:
 // go-sdk runs tool handlers on goroutines of its own, so a tool handler
 // that may panic must recover itself.
 package ginmcp
