@@ -71,8 +71,13 @@ func TestListenHeld(t *testing.T) {
 		t.Run(mode.name, func(t *testing.T) {
 			opts := mode.opts
 			opts.KeepAlive = 20 * time.Millisecond
+			opts.HeaderFlushDelay = time.Minute // the stream opens with its acknowledgement
 			s := newHeldServer(t, &opts, mode.h2)
 			resp, r := s.listen(t, context.Background())
+			// Keep-alives follow KeepAlive once the stream is open: two
+			// come well before this cuts the body.
+			cutoff := time.AfterFunc(5*time.Second, func() { resp.Body.Close() })
+			defer cutoff.Stop()
 			if want := map[bool]int{false: 1, true: 2}[mode.h2]; resp.ProtoMajor != want {
 				t.Fatalf("served over HTTP/%d", resp.ProtoMajor)
 			}

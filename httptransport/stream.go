@@ -122,6 +122,10 @@ func (s *stream) openForLocked(event bool) {
 	}
 	s.w.WriteHeader(http.StatusOK)
 	s.open = true
+	if s.timer != nil && s.h.cfg.keepAlive > 0 {
+		// Armed for the header flush: from now on it keeps the stream alive.
+		s.timer.Reset(s.h.cfg.keepAlive)
+	}
 	_ = s.sw.SetWriteDeadline(time.Time{})
 	if s.priming {
 		s.priming = false
