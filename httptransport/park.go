@@ -91,7 +91,7 @@ func (h *Handler) park(w http.ResponseWriter, r *http.Request, st *stream, gone 
 	if srv != nil && !hooked {
 		srv.RegisterOnShutdown(func() { h.serverDown(srv) })
 	}
-	conn, _, err := http.NewResponseController(w).Hijack()
+	conn, err := hijack(w)
 	if err != nil {
 		h.mu.Lock()
 		delete(h.parked, st)
@@ -116,6 +116,24 @@ func (h *Handler) park(w http.ResponseWriter, r *http.Request, st *stream, gone 
 		gone()
 	}()
 	return true
+}
+
+// hijack takes w's connection over. A wrapper may refuse once the body
+// has started (gin's does, for the sake of protocol upgrades); the stream's
+// bytes are all flushed by then, so the writers it wraps are asked in turn.
+func hijack(w http.ResponseWriter) (net.Conn, error) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	for err != nil {
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			return nil, err
+		}
+		w = u.Unwrap()
+		if hj, ok := w.(http.Hijacker); ok {
+			conn, _, err = hj.Hijack()
+		}
+	}
+	return conn, nil
 }
 
 // parkListen parks a held listen stream: its call ends when the client

@@ -3,6 +3,7 @@ package adaptertest
 import (
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -23,7 +24,13 @@ func Serve(t *testing.T, describe func(context.Context) string, route func(endpo
 	p := NewProbe(describe)
 	engine := gosdk.NewEngine(p.Server, nil)
 	endpoint := httptransport.New(engine, nil)
-	srv := httptest.NewServer(route(endpoint))
+	srv := httptest.NewUnstartedServer(route(endpoint))
+	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateHijacked {
+			p.Hijacked.Add(1)
+		}
+	}
+	srv.Start()
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()

@@ -28,7 +28,7 @@ func CheckEras(t *testing.T, p *Probe, base, path, want string) {
 	for _, era := range eras {
 		t.Run(era, func(t *testing.T) { checkEra(t, p, url, era, want) })
 	}
-	t.Run("legacy endpoint event", func(t *testing.T) { checkLegacyEndpoint(t, url, path) })
+	t.Run("legacy endpoint event", func(t *testing.T) { checkLegacyEndpoint(t, p, url, path) })
 }
 
 func checkEra(t *testing.T, p *Probe, url, era, want string) {
@@ -86,9 +86,12 @@ func checkEra(t *testing.T, p *Probe, url, era, want string) {
 }
 
 // checkLegacyEndpoint opens a 2024-11-05 event stream at url and checks
-// that its first event names path, with a session id, for the POSTs.
-func checkLegacyEndpoint(t *testing.T, url, path string) {
+// that its first event names path, with a session id, for the POSTs, and
+// that the transport took the held stream's connection over through the
+// router and its middleware.
+func checkLegacyEndpoint(t *testing.T, p *Probe, url, path string) {
 	t.Helper()
+	before := p.Hijacked.Load()
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
@@ -111,5 +114,11 @@ func checkLegacyEndpoint(t *testing.T, url, path string) {
 	}
 	if ev.Name != "endpoint" || !strings.HasPrefix(string(ev.Data), path+"?sessionId=") {
 		t.Errorf("first event %q: %q, want endpoint: %s?sessionId=...", ev.Name, ev.Data, path)
+	}
+	for p.Hijacked.Load() == before {
+		if ctx.Err() != nil {
+			t.Fatal("the held stream was not taken over from net/http")
+		}
+		time.Sleep(2 * time.Millisecond)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -34,6 +35,10 @@ type Probe struct {
 	Started chan string
 	// Cancelled receives the key of every block call whose context ended.
 	Cancelled chan string
+
+	// Hijacked counts the connections the transport took over from
+	// net/http for held streams (set by Serve).
+	Hijacked atomic.Int32
 
 	mu    sync.Mutex
 	gates map[string]chan struct{}
