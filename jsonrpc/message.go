@@ -60,11 +60,15 @@ func (m *Message) Encode() ([]byte, error) {
 	if b, ok := m.appendFast(nil); ok {
 		return b, nil
 	}
-	b, err := json.Marshal(m)
-	if err != nil {
+	// Without HTML escaping: raw values (ids, params, results) go out as
+	// they came in, so an id such as "<a>" comes back byte for byte.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(m); err != nil {
 		return nil, fmt.Errorf("jsonrpc: encoding message: %w", err)
 	}
-	return b, nil
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // ErrBatch is returned by Decode for a JSON array; use DecodeBatch where

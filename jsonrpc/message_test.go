@@ -95,7 +95,7 @@ func TestEncodeEchoesID(t *testing.T) {
 // message that decodes cleanly re-encodes to a message that decodes to the
 // same kind and id.
 func FuzzDecode(f *testing.F) {
-	for _, s := range []string{`{"jsonrpc":"2.0","id":1,"method":"x","params":{}}`, `[{"jsonrpc":"2.0","method":"n"}]`, `{"jsonrpc":"2.0","id":"a","result":{}}`, `{`, `null`} {
+	for _, s := range []string{`{"jsonrpc":"2.0","id":1,"method":"x","params":{}}`, `[{"jsonrpc":"2.0","method":"n"}]`, `{"jsonrpc":"2.0","id":"a","result":{}}`, `{"jsonrpc":"2.0","id":"<&> ","result":{"h":"<b>"}}`, `{`, `null`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
