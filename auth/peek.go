@@ -60,36 +60,34 @@ func scanRPC(body []byte) []rpcCall {
 	var calls []rpcCall
 	for {
 		tok, err := dec.Token()
-		if err != nil {
+		if err != nil || !scanValue(dec, tok, &calls, true) {
 			return calls
 		}
-		switch tok {
-		case json.Delim('{'):
-			if !collect(dec, &calls) {
-				return calls
-			}
-		case json.Delim('['):
-			for dec.More() {
-				tok, err := dec.Token()
-				if err != nil {
-					return calls
-				}
-				switch tok {
-				case json.Delim('{'):
-					if !collect(dec, &calls) {
-						return calls
-					}
-				case json.Delim('['):
-					if err := skipRest(dec); err != nil {
-						return calls
-					}
-				}
-			}
-			if _, err := dec.Token(); err != nil {
-				return calls
+	}
+}
+
+// scanValue reads the value whose first token tok was just read: an
+// object is a message; an array is a batch of messages where batch is
+// set, and skipped inside a batch. Other values are ignored. It reports
+// false on a syntax error.
+func scanValue(dec *json.Decoder, tok json.Token, calls *[]rpcCall, batch bool) bool {
+	switch tok {
+	case json.Delim('{'):
+		return collect(dec, calls)
+	case json.Delim('['):
+		if !batch {
+			return skipRest(dec) == nil
+		}
+		for dec.More() {
+			tok, err := dec.Token()
+			if err != nil || !scanValue(dec, tok, calls, false) {
+				return false
 			}
 		}
+		_, err := dec.Token()
+		return err == nil
 	}
+	return true
 }
 
 // collect appends the message whose '{' was just read; it reports false
