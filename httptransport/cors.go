@@ -38,17 +38,27 @@ func (h *Handler) setCORS(w http.ResponseWriter, r *http.Request) {
 // Preflights are answered here, without reaching next.
 func (h *Handler) WithCORS(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := h.checkOrigin(r); err != nil {
-			writeRefusal(w, noID, err)
+		if h.answerCORS(w, r) {
 			return
 		}
-		if r.Method == http.MethodOptions {
-			h.preflight(w, r)
-			return
-		}
-		h.setCORS(w, r)
 		next.ServeHTTP(w, r)
 	})
+}
+
+// answerCORS runs the checks every request meets first: a refused Origin
+// gets 403 and a preflight its answer, which it reports by returning true;
+// otherwise it sets the CORS headers of the response to come.
+func (h *Handler) answerCORS(w http.ResponseWriter, r *http.Request) bool {
+	if err := h.checkOrigin(r); err != nil {
+		writeRefusal(w, noID, err)
+		return true
+	}
+	if r.Method == http.MethodOptions {
+		h.preflight(w, r)
+		return true
+	}
+	h.setCORS(w, r)
+	return false
 }
 
 // preflight answers a CORS preflight: every MCP header is allowed, and any

@@ -61,15 +61,9 @@ func New(engine Engine, opts *Options) *Handler {
 // ServeHTTP routes a request to its era's handling after the guards that
 // every era shares.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if err := h.checkOrigin(r); err != nil {
-		writeRefusal(w, noID, err)
+	if h.answerCORS(w, r) {
 		return
 	}
-	if r.Method == http.MethodOptions {
-		h.preflight(w, r)
-		return
-	}
-	h.setCORS(w, r)
 	if !h.inflight.enter() {
 		writeRefusal(w, noID, errShuttingDown)
 		return

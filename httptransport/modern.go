@@ -57,15 +57,6 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *reque
 	stop := context.AfterFunc(h.ctx, cancel)
 	st := h.newStream(w, accept, true)
 	call := &Call{Request: m, Version: version, Header: r.Header, out: st, ctx: ctx, cancel: cancel}
-	end := func() {
-		cancel()
-		stop()
-		if listen {
-			h.mu.Lock()
-			delete(h.listens, st)
-			h.mu.Unlock()
-		}
-	}
 	if listen {
 		st.closeConn = h.parkable(r)
 		h.mu.Lock()
@@ -75,6 +66,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *reque
 	st.startTimer()
 	resp, err := h.serveEngine(ctx, call)
 	if listen && errors.Is(err, ErrHold) {
+		end := func() { h.endModern(call, stop, true) }
 		if unwatch() && h.parkListen(w, r, st, call, end) {
 			return // the stream lives on; end runs when it ends (park.go)
 		}
@@ -84,7 +76,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *reque
 		}
 		cancel()
 	}
-	defer end()
+	defer h.endModern(call, stop, listen)
 	if ctx.Err() != nil {
 		st.cut()
 		st.detach()
@@ -92,6 +84,18 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *reque
 	}
 	st.finish(responseOf(m.ID, resp, err))
 	st.detach()
+}
+
+// endModern releases a 2026-07-28 call's context and, for a listen, its
+// place among the open listens.
+func (h *Handler) endModern(call *Call, stop func() bool, listen bool) {
+	call.cancel()
+	stop()
+	if listen {
+		h.mu.Lock()
+		delete(h.listens, call.out)
+		h.mu.Unlock()
+	}
 }
 
 // callContext returns a 2026-07-28 call's context. It is the request's,
