@@ -16,7 +16,7 @@ func reference(data []byte) (*Message, error) {
 
 // FuzzFastPaths checks the reflection-free decoder and encoder against
 // encoding/json: whenever a fast path answers, it answers exactly what
-// encoding/json gives.
+// encoding/json gives (for encoding, Encode's slow path).
 func FuzzFastPaths(f *testing.F) {
 	for _, s := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"a":[1,2,{"b":null}]}}}`,
@@ -25,6 +25,7 @@ func FuzzFastPaths(f *testing.F) {
 		`{"JSONRPC":"2.0","id":-0,"method":"x"}`,
 		` {"jsonrpc" : "2.0" , "id" : 12345678901234567890 , "method" : "x" } `,
 		`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"nope","data":{"a":1}}}`,
+		`{"jsonrpc":"2.0","id":"<&>","result":{"text":"a<b && c>d \u2028  "}}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -43,7 +44,7 @@ func FuzzFastPaths(f *testing.F) {
 			return
 		}
 		if b, ok := m.appendFast(nil); ok {
-			want, err := json.Marshal(m)
+			want, err := m.encodeSlow()
 			if err != nil {
 				t.Fatalf("fast encoder wrote %q, encoding/json refused: %v", b, err)
 			}
@@ -52,6 +53,24 @@ func FuzzFastPaths(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestFastEncodeKeepsMarkup checks that results holding characters
+// encoding/json escapes only for HTML (common in tool output) are encoded
+// by the fast path, and exactly as the slow path would.
+func TestFastEncodeKeepsMarkup(t *testing.T) {
+	m := NewResponse(StringID("<&>"), json.RawMessage(`{"text":"<p>a && b</p> \u2028 `+"\u2028"+`"}`))
+	got, ok := m.appendFast(nil)
+	if !ok {
+		t.Fatal("fast path refused a result with markup")
+	}
+	want, err := m.encodeSlow()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("fast %s != reference %s", got, want)
+	}
 }
 
 // normalize makes empty raw values comparable.

@@ -130,19 +130,19 @@ func methodName(s []byte) string {
 	return string(s)
 }
 
-// appendFast appends the encoding json.Marshal gives m, when every field
-// can be written as is.
+// appendFast appends the encoding Encode's slow path (encoding/json without
+// HTML escaping) gives m, when every field can be written as is.
 func (m *Message) appendFast(b []byte) ([]byte, bool) {
 	if !jsonscan.PlainString(m.JSONRPC) || !jsonscan.PlainString(m.Method) {
 		return nil, false
 	}
-	if !m.ID.IsZero() && m.ID.raw != "" && !jsonscan.PlainRaw([]byte(m.ID.raw)) {
+	if !m.ID.IsZero() && m.ID.raw != "" && !jsonscan.Compact([]byte(m.ID.raw)) {
 		return nil, false
 	}
-	if len(m.Params) > 0 && !jsonscan.PlainRaw(m.Params) || len(m.Result) > 0 && !jsonscan.PlainRaw(m.Result) {
+	if len(m.Params) > 0 && !jsonscan.Compact(m.Params) || len(m.Result) > 0 && !jsonscan.Compact(m.Result) {
 		return nil, false
 	}
-	if e := m.Error; e != nil && (!jsonscan.PlainString(e.Message) || len(e.Data) > 0 && !jsonscan.PlainRaw(e.Data)) {
+	if e := m.Error; e != nil && (!jsonscan.PlainString(e.Message) || len(e.Data) > 0 && !jsonscan.Compact(e.Data)) {
 		return nil, false
 	}
 	if b == nil {

@@ -60,8 +60,13 @@ func (m *Message) Encode() ([]byte, error) {
 	if b, ok := m.appendFast(nil); ok {
 		return b, nil
 	}
-	// Without HTML escaping: raw values (ids, params, results) go out as
-	// they came in, so an id such as "<a>" comes back byte for byte.
+	return m.encodeSlow()
+}
+
+// encodeSlow is Encode by encoding/json, without HTML escaping: raw values
+// (ids, params, results) go out as they came in, so an id such as "<a>"
+// comes back byte for byte.
+func (m *Message) encodeSlow() ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

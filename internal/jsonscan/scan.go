@@ -320,12 +320,20 @@ func PlainString(s string) bool {
 // PlainRaw reports whether raw is valid JSON that encoding/json would write
 // unchanged: no whitespace to compact, no character it escapes for HTML
 // and no U+2028 or U+2029 (whose UTF-8 starts with 0xE2).
-func PlainRaw(raw []byte) bool {
+func PlainRaw(raw []byte) bool { return unchanged(raw, true) }
+
+// Compact reports whether raw is valid JSON that encoding/json would write
+// unchanged when it does not escape HTML: no whitespace to compact.
+func Compact(raw []byte) bool { return unchanged(raw, false) }
+
+func unchanged(raw []byte, html bool) bool {
 	inString := false
 	for i := 0; i < len(raw); i++ {
 		switch c := raw[i]; c {
 		case '<', '>', '&', 0xE2:
-			return false
+			if html {
+				return false
+			}
 		case ' ', '\t', '\n', '\r':
 			if !inString {
 				return false
