@@ -5,19 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"sync"
 
-	"github.com/modelcontextprotocol/go-sdk/auth"
 	gojsonrpc "github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpmount/mcpmount/httptransport"
-	"github.com/mcpmount/mcpmount/identity"
-	"github.com/mcpmount/mcpmount/internal/jsonscan"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
@@ -260,92 +255,4 @@ func (c *controlConn) notify(msg *jsonrpc.Message) {
 	case c.inbox <- m:
 	case <-c.ctx.Done():
 	}
-}
-
-// toSDKRequest converts the client's request, attaching the caller's
-// identity and the HTTP header for the handler (req.Extra).
-func toSDKRequest(ctx context.Context, m *jsonrpc.Message, header map[string][]string) (gojsonrpc.Message, error) {
-	var msg gojsonrpc.Message
-	if req, ok := requestToSDK(m); ok {
-		msg = req
-	} else {
-		var err error
-		if msg, err = toSDK(m); err != nil {
-			return nil, err
-		}
-	}
-	if req, ok := msg.(*gojsonrpc.Request); ok {
-		req.Extra = &mcp.RequestExtra{TokenInfo: tokenInfo(ctx), Header: header}
-	}
-	return msg, nil
-}
-
-// requestToSDK builds the SDK's form of a request directly, as toSDK's
-// encoding and decoding would, when the request's method and params pass
-// through that round trip unchanged (and its id is a plain string or a
-// number); it reports false otherwise. It spares the SDK's JSON decoder,
-// which allocates a large buffer per call.
-func requestToSDK(m *jsonrpc.Message) (*gojsonrpc.Request, bool) {
-	if m.Method == "" || m.JSONRPC != jsonrpc.Version || !jsonscan.PlainString(m.Method) ||
-		len(m.Params) > 0 && !jsonscan.PlainRaw(m.Params) {
-		return nil, false
-	}
-	var v any // the id as the SDK's decoder reads it
-	switch raw := m.ID.Raw(); {
-	case raw == "":
-	case raw[0] == '"':
-		s, ok := jsonscan.SimpleString([]byte(raw))
-		if !ok {
-			return nil, false
-		}
-		v = string(s)
-	default:
-		f, err := strconv.ParseFloat(raw, 64)
-		if err != nil {
-			return nil, false
-		}
-		v = f
-	}
-	id, err := gojsonrpc.MakeID(v)
-	if err != nil {
-		return nil, false
-	}
-	req := &gojsonrpc.Request{ID: id, Method: m.Method}
-	if len(m.Params) > 0 {
-		req.Params = m.Params
-	}
-	return req, true
-}
-
-func toSDK(m *jsonrpc.Message) (gojsonrpc.Message, error) {
-	data, err := m.Encode()
-	if err != nil {
-		return nil, err
-	}
-	msg, err := gojsonrpc.DecodeMessage(data)
-	if err != nil {
-		return nil, fmt.Errorf("gosdk: converting message: %w", err)
-	}
-	return msg, nil
-}
-
-func fromSDK(msg gojsonrpc.Message) (*jsonrpc.Message, error) {
-	data, err := gojsonrpc.EncodeMessage(msg)
-	if err != nil {
-		return nil, fmt.Errorf("gosdk: encoding SDK message: %w", err)
-	}
-	out, err := jsonrpc.Decode(data)
-	if err != nil {
-		return nil, fmt.Errorf("gosdk: decoding SDK message: %w", err)
-	}
-	return out, nil
-}
-
-// tokenInfo converts the verified caller into the SDK's TokenInfo.
-func tokenInfo(ctx context.Context) *auth.TokenInfo {
-	info := identity.FromContext(ctx)
-	if info == nil {
-		return nil
-	}
-	return &auth.TokenInfo{Scopes: info.Scopes, Expiration: info.Expiry, UserID: info.Subject, Extra: info.Claims}
 }
