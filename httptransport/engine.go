@@ -50,10 +50,19 @@ type Engine interface {
 	// OpenSession is called when a 2025-era or 2024-11-05 session starts
 	// serving on this instance: after initialize succeeds, or when a
 	// session created elsewhere is first used here. Messages that belong
-	// to no call (list changes, resource updates) go to out, which feeds
-	// the session's standalone stream. ctx is cancelled when the session
-	// ends on this instance.
+	// to no call (list changes, resource updates, requests such as
+	// roots/list, whose answers come back through SessionReplier) go to
+	// out, which feeds the session's standalone stream. ctx is cancelled
+	// when the session ends on this instance.
 	OpenSession(ctx context.Context, sess *Session, out Sender) error
+}
+
+// SessionReplier is implemented by engines that send requests through a
+// session's Sender, outside any call (roots/list from an initialized
+// handler, say): the client's answers to them arrive at Reply, with the ids
+// the engine gave the requests. Without it such answers are dropped.
+type SessionReplier interface {
+	Reply(ctx context.Context, sess *Session, msg *jsonrpc.Message)
 }
 
 // Sender takes messages to deliver to a client.

@@ -54,8 +54,14 @@ func (h *Handler) newLiveSession(sess *Session, owner string) *liveSession {
 
 // Send implements Sender for the engine's session-level messages: they go
 // to the standalone stream (digest 1.5), or to the event store while no GET
-// is attached.
+// is attached. A request gets an id unique in the session, as a call's do,
+// and the client's answer goes to the engine's Reply (SessionReplier).
 func (ls *liveSession) Send(ctx context.Context, msg *jsonrpc.Message) error {
+	if msg.IsRequest() {
+		out := *msg
+		out.ID = ls.registerRequest(nil, msg.ID)
+		msg = &out
+	}
 	return ls.standalone.send(msg)
 }
 
@@ -98,8 +104,8 @@ func (ls *liveSession) removeCall(c *Call) {
 }
 
 // registerRequest gives a server-to-client request an id unique in the
-// session, so answers route back to the call that asked, whatever ids the
-// engine uses.
+// session, so answers route back to the call that asked (nil: the session
+// itself), whatever ids the engine uses.
 func (ls *liveSession) registerRequest(c *Call, engineID jsonrpc.ID) jsonrpc.ID {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
@@ -121,6 +127,12 @@ func (ls *liveSession) deliverReply(msg *jsonrpc.Message) bool {
 	}
 	reply := *msg
 	reply.ID = p.id
+	if p.call == nil {
+		if r, ok := ls.h.engine.(SessionReplier); ok {
+			r.Reply(ls.ctx, ls.sess, &reply)
+		}
+		return true
+	}
 	select {
 	case p.call.replies <- &reply:
 		return true

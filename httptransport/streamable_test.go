@@ -125,13 +125,7 @@ func TestStandaloneStream(t *testing.T) {
 	sid := s.initialize(Version20251125)
 	h := sessionHeaders(sid, Version20251125)
 	h.Set("Accept", "text/event-stream")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	resp := s.open(ctx, "GET", h, "")
-	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
-		t.Fatalf("GET: %d %v", resp.StatusCode, resp.Header)
-	}
-	r := newSSEReader(t, resp.Body)
+	r := s.openGET(t, sid)
 	if again, _ := s.do("GET", h, ""); again.StatusCode != http.StatusConflict {
 		t.Errorf("second GET: %d", again.StatusCode)
 	}
@@ -142,6 +136,57 @@ func TestStandaloneStream(t *testing.T) {
 	h.Set("Accept", "application/json")
 	if resp, _ := s.do("GET", h, ""); resp.StatusCode != http.StatusNotAcceptable {
 		t.Errorf("GET accepting JSON only: %d", resp.StatusCode)
+	}
+}
+
+// openGET opens session sid's standalone stream (2025-11-25) until the
+// test ends.
+func (s *server) openGET(t *testing.T, sid string) *sseReader {
+	t.Helper()
+	h := sessionHeaders(sid, Version20251125)
+	h.Set("Accept", "text/event-stream")
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	resp := s.open(ctx, "GET", h, "")
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("GET: %d %v", resp.StatusCode, resp.Header)
+	}
+	return newSSEReader(t, resp.Body)
+}
+
+// TestSessionLevelRequest: a request the engine sends outside any call
+// goes out on the GET stream under an id of the transport's, and the
+// client's answer reaches the engine's Reply under the engine's own id;
+// a second answer with the same id reaches nobody.
+func TestSessionLevelRequest(t *testing.T) {
+	s := newServer(t, nil)
+	sid := s.initialize(Version20251125)
+	r := s.openGET(t, sid)
+	if err := s.engine.sessionRequest(sid, &jsonrpc.Message{JSONRPC: jsonrpc.Version, ID: jsonrpc.Int64ID(7), Method: "roots/list"}); err != nil {
+		t.Fatal(err)
+	}
+	m := r.nextMessage()
+	if m.Method != "roots/list" || !m.ID.IsValid() || m.ID.Raw() == "7" {
+		t.Fatalf("request on the GET stream: %+v", m)
+	}
+	answer := `{"jsonrpc":"2.0","id":` + m.ID.Raw() + `,"result":{"roots":[]}}`
+	for i := range 2 {
+		if resp, _ := s.do("POST", sessionHeaders(sid, Version20251125), answer); resp.StatusCode != http.StatusAccepted {
+			t.Fatalf("answer: %d", resp.StatusCode)
+		}
+		select {
+		case got := <-s.engine.replies:
+			if i > 0 {
+				t.Fatalf("second answer delivered: %+v", got)
+			}
+			if got.ID.Raw() != "7" || string(got.Result) != `{"roots":[]}` {
+				t.Fatalf("reply %+v", got)
+			}
+		case <-time.After(100 * time.Millisecond):
+			if i == 0 {
+				t.Fatal("the answer did not reach the engine")
+			}
+		}
 	}
 }
 

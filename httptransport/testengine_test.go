@@ -3,6 +3,7 @@ package httptransport
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -33,6 +34,7 @@ type testEngine struct {
 	outs      map[string]Sender // session streams, by session id
 	listeners map[*Call]bool
 	notified  []string
+	replies   chan *jsonrpc.Message // answers to requests sent through a session's Sender
 }
 
 func newTestEngine() *testEngine {
@@ -42,6 +44,7 @@ func newTestEngine() *testEngine {
 		sendErrs:  make(chan error, 64),
 		outs:      make(map[string]Sender),
 		listeners: make(map[*Call]bool),
+		replies:   make(chan *jsonrpc.Message, 8),
 	}
 }
 
@@ -214,6 +217,22 @@ func (e *testEngine) Notify(_ context.Context, sess *Session, msg *jsonrpc.Messa
 	e.mu.Lock()
 	e.notified = append(e.notified, msg.Method)
 	e.mu.Unlock()
+}
+
+// Reply implements SessionReplier.
+func (e *testEngine) Reply(_ context.Context, _ *Session, msg *jsonrpc.Message) {
+	e.replies <- msg
+}
+
+// sessionRequest sends a request outside any call, on session sid's stream.
+func (e *testEngine) sessionRequest(sid string, msg *jsonrpc.Message) error {
+	e.mu.Lock()
+	out := e.outs[sid]
+	e.mu.Unlock()
+	if out == nil {
+		return errors.New("no such session")
+	}
+	return out.Send(context.Background(), msg)
 }
 
 func (e *testEngine) OpenSession(ctx context.Context, sess *Session, out Sender) error {
