@@ -155,17 +155,19 @@ func sessionLevel(method string) bool {
 // subscriptions and carries the SDK's session-level messages to the
 // session's standalone stream.
 type controlConn struct {
-	ctx   context.Context
-	out   httptransport.Sender
-	inbox chan gojsonrpc.Message
+	ctx     context.Context
+	id      string             // the session's
+	session *mcp.ServerSession // set once connected, before use
+	out     httptransport.Sender
+	inbox   chan gojsonrpc.Message
 
 	mu      sync.Mutex
 	next    int64
 	pending map[int64]chan *jsonrpc.Message
 }
 
-func newControlConn(ctx context.Context, out httptransport.Sender) *controlConn {
-	return &controlConn{ctx: ctx, out: out, inbox: make(chan gojsonrpc.Message, 8), pending: make(map[int64]chan *jsonrpc.Message)}
+func newControlConn(ctx context.Context, id string, out httptransport.Sender) *controlConn {
+	return &controlConn{ctx: ctx, id: id, out: out, inbox: make(chan gojsonrpc.Message, 8), pending: make(map[int64]chan *jsonrpc.Message)}
 }
 
 // Connect implements mcp.Transport.
@@ -211,7 +213,7 @@ func (c *controlConn) Write(ctx context.Context, msg gojsonrpc.Message) error {
 func (c *controlConn) Close() error { return nil }
 
 // SessionID implements mcp.Connection.
-func (c *controlConn) SessionID() string { return "" }
+func (c *controlConn) SessionID() string { return c.id }
 
 // call runs a request on the control connection.
 func (c *controlConn) call(ctx context.Context, call *httptransport.Call) (*jsonrpc.Message, error) {
@@ -245,8 +247,9 @@ func (c *controlConn) call(ctx context.Context, call *httptransport.Call) (*json
 	}
 }
 
-// notify delivers a client notification to the session's SDK connection.
-func (c *controlConn) notify(msg *jsonrpc.Message) {
+// deliver hands a client notification, or an answer to a request the SDK
+// sent on this connection, to the session's SDK connection.
+func (c *controlConn) deliver(msg *jsonrpc.Message) {
 	m, err := toSDK(msg)
 	if err != nil {
 		return

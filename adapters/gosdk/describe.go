@@ -55,7 +55,7 @@ func (e *Engine) startWatcherLocked() {
 		InitializedParams:         &mcp.InitializedParams{},
 		NegotiatedProtocolVersion: httptransport.Version20251125,
 	}
-	conn := newControlConn(e.ctx, senderFunc(func(m *jsonrpc.Message) {
+	conn := newControlConn(e.ctx, "", senderFunc(func(m *jsonrpc.Message) {
 		if m.Method == "notifications/tools/list_changed" {
 			e.invalidate()
 		}

@@ -14,7 +14,10 @@
 // parameters, the log level) in the transport's session store, so any
 // instance can serve them; a per-session control connection carries
 // resource subscriptions and list-changed notifications to the session's
-// GET stream. A 2026-07-28 subscriptions/listen that the SDK grants is
+// GET stream, takes initialize (2024-11-05), logging/setLevel and the
+// client's notifications (so the server's InitializedHandler runs), and
+// sends requests made outside any call (roots/list from an
+// InitializedHandler, say), whose answers come back to it. A 2026-07-28 subscriptions/listen that the SDK grants is
 // held (httptransport.ErrHold) once acknowledged: the SDK's session for it
 // lives on until the stream ends, and no handler goroutine waits with it.
 //

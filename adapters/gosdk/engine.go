@@ -46,7 +46,10 @@ type Engine struct {
 	states sync.Map // *httptransport.Session -> *decodedState, while the session is open here
 }
 
-var _ httptransport.Engine = (*Engine)(nil)
+var (
+	_ httptransport.Engine         = (*Engine)(nil)
+	_ httptransport.SessionReplier = (*Engine)(nil)
+)
 
 // NewEngine returns an Engine serving server. Call Close when done with it.
 func NewEngine(server *mcp.Server, opts *Options) *Engine {
@@ -81,9 +84,13 @@ func (e *Engine) Close() error {
 // its own, so that whatever the handler sends reaches this call's stream.
 func (e *Engine) Serve(ctx context.Context, call *httptransport.Call) (*jsonrpc.Message, error) {
 	m := call.Request
-	if call.Session != nil && (m.Method == "resources/subscribe" || m.Method == "resources/unsubscribe") {
+	if call.Session != nil && sessionMethod(m.Method) {
 		if ctl := e.control(call.Session.ID); ctl != nil {
-			return ctl.call(ctx, call)
+			resp, err := ctl.call(ctx, call)
+			if err == nil && resp.Error == nil {
+				e.saveState(call, ctl.session, resp)
+			}
+			return resp, err
 		}
 	}
 	state, err := e.callState(call)
@@ -121,6 +128,18 @@ func (e *Engine) Serve(ctx context.Context, call *httptransport.Call) (*jsonrpc.
 		return nil, errors.New("gosdk: connection closed without a response")
 	}
 	return resp, nil
+}
+
+// sessionMethod reports the methods that change what the session's
+// long-lived SDK connection holds: its initialization (a 2024-11-05
+// session is open before initialize), its log level and its resource
+// subscriptions. Where that connection exists they run on it.
+func sessionMethod(method string) bool {
+	switch method {
+	case "initialize", "logging/setLevel", "resources/subscribe", "resources/unsubscribe":
+		return true
+	}
+	return false
 }
 
 // callState is the SDK session state a call starts from: none for
@@ -217,14 +236,25 @@ func (e *Engine) Notify(ctx context.Context, sess *httptransport.Session, msg *j
 		if raw := sess.State(); len(raw) > 0 {
 			_ = json.Unmarshal(raw, &st)
 		}
-		if st.InitializedParams == nil {
-			st.InitializedParams = &mcp.InitializedParams{}
-			setState(sess, &st)
+		if st.InitializedParams != nil {
+			return // a duplicate: the SDK would refuse it
 		}
-		return
+		st.InitializedParams = &mcp.InitializedParams{}
+		setState(sess, &st)
+		// On to the session's SDK connection, which runs the server's
+		// InitializedHandler.
 	}
 	if ctl := e.control(sess.ID); ctl != nil {
-		ctl.notify(msg)
+		ctl.deliver(msg)
+	}
+}
+
+// Reply implements httptransport.SessionReplier: the client's answer to a
+// request the SDK sent outside any call (roots/list from an
+// InitializedHandler, say) goes back to the session's SDK connection.
+func (e *Engine) Reply(ctx context.Context, sess *httptransport.Session, msg *jsonrpc.Message) {
+	if ctl := e.control(sess.ID); ctl != nil {
+		ctl.deliver(msg)
 	}
 }
 
@@ -239,11 +269,12 @@ func (e *Engine) OpenSession(ctx context.Context, sess *httptransport.Session, o
 			return fmt.Errorf("gosdk: decoding session state: %w", err)
 		}
 	}
-	ctl := newControlConn(ctx, out)
+	ctl := newControlConn(ctx, sess.ID, out)
 	ss, err := e.server.Connect(ctx, ctl, &mcp.ServerSessionOptions{State: state})
 	if err != nil {
 		return fmt.Errorf("gosdk: connecting session %s: %w", sess.ID, err)
 	}
+	ctl.session = ss
 	e.ctlMu.Lock()
 	e.controls[sess.ID] = ctl
 	e.ctlMu.Unlock()

@@ -24,17 +24,11 @@ import (
 // notifications still arrive. Closing the client ends the SDK sessions
 // behind the streams.
 func TestListenHeldWithSDK(t *testing.T) {
-	server := mcp.NewServer(&mcp.Implementation{Name: "listen", Version: "1.0.0"}, &mcp.ServerOptions{
-		SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
-		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
-	})
+	server := watchedServer("listen")
 	mcp.AddTool(server, &mcp.Tool{Name: "echo"}, func(ctx context.Context, req *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: a.Text}}}, nil, nil
 	})
-	const uri = "file:///watched"
-	server.AddResource(&mcp.Resource{URI: uri, Name: "watched"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, Text: "x"}}}, nil
-	})
+	const uri = watchedURI
 	engine := gosdk.NewEngine(server, &gosdk.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	h := httptransport.New(engine, nil)
 	srv := httptest.NewUnstartedServer(h)

@@ -1,0 +1,154 @@
+package gosdk_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpmount/mcpmount/adapters/gosdk"
+	"github.com/mcpmount/mcpmount/httptransport"
+)
+
+// TestInitializedHandlerAsksClient: in a 2024-11-05 or 2025-era session the server's
+// InitializedHandler runs once the client has sent notifications/initialized,
+// and a request it sends the client from there (roots/list, outside any
+// call) gets the client's answer, as with the SDK's own handler.
+func TestInitializedHandlerAsksClient(t *testing.T) {
+	for _, version := range []string{httptransport.Version20241105, httptransport.Version20250326, httptransport.Version20251125} {
+		t.Run(version, func(t *testing.T) {
+			type outcome struct {
+				roots []string
+				err   error
+			}
+			done := make(chan outcome, 2)
+			server := mcp.NewServer(&mcp.Implementation{Name: "roots", Version: "1.0.0"}, &mcp.ServerOptions{
+				InitializedHandler: func(ctx context.Context, req *mcp.InitializedRequest) {
+					ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+					defer cancel()
+					res, err := req.Session.ListRoots(ctx, nil)
+					var o outcome
+					if o.err = err; err == nil {
+						for _, r := range res.Roots {
+							o.roots = append(o.roots, r.URI)
+						}
+					}
+					done <- o
+				},
+			})
+			url := serveSDK(t, server)
+			client := mcp.NewClient(&mcp.Implementation{Name: "roots-client", Version: "1.0.0"}, nil)
+			client.AddRoots(&mcp.Root{URI: "file:///work", Name: "work"})
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			cs := connectEra(ctx, t, client, url, version)
+			select {
+			case o := <-done:
+				if o.err != nil {
+					t.Fatalf("roots/list from InitializedHandler: %v", o.err)
+				}
+				if len(o.roots) != 1 || o.roots[0] != "file:///work" {
+					t.Fatalf("roots %v, want [file:///work]", o.roots)
+				}
+			case <-ctx.Done():
+				t.Fatal("InitializedHandler never ran")
+			}
+			// Once per session: a call afterwards does not run it again.
+			if _, err := cs.ListTools(ctx, nil); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-done:
+				t.Fatal("InitializedHandler ran twice")
+			case <-time.After(50 * time.Millisecond):
+			}
+		})
+	}
+}
+
+// TestResourceSubscriptionInSession: a client of a 2024-11-05 or 2025-era
+// session subscribes to a resource and hears of its updates on the
+// session's stream, held by the session's long-lived SDK connection.
+func TestResourceSubscriptionInSession(t *testing.T) {
+	for _, version := range []string{httptransport.Version20241105, httptransport.Version20250326, httptransport.Version20251125} {
+		t.Run(version, func(t *testing.T) {
+			server := watchedServer("subs")
+			url := serveSDK(t, server)
+			updated := make(chan string, 16)
+			client := mcp.NewClient(&mcp.Implementation{Name: "subs-client", Version: "1.0.0"}, &mcp.ClientOptions{
+				ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) { updated <- req.Params.URI },
+			})
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			cs := connectEra(ctx, t, client, url, version)
+			if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: watchedURI}); err != nil {
+				t.Fatalf("subscribe: %v", err)
+			}
+			// The 2025-era GET stream opens asynchronously in the client:
+			// repeat the update until it arrives.
+			tick := time.NewTicker(20 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				if err := server.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: watchedURI}); err != nil {
+					t.Fatal(err)
+				}
+				select {
+				case got := <-updated:
+					if got != watchedURI {
+						t.Fatalf("updated %q, want %q", got, watchedURI)
+					}
+					return
+				case <-tick.C:
+				case <-ctx.Done():
+					t.Fatal("no notifications/resources/updated")
+				}
+			}
+		})
+	}
+}
+
+// serveSDK serves server through the engine and the transport on loopback
+// until the test ends, and returns the endpoint's URL.
+func serveSDK(t *testing.T, server *mcp.Server) string {
+	t.Helper()
+	engine := gosdk.NewEngine(server, &gosdk.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	h := httptransport.New(engine, nil)
+	srv := httptest.NewServer(h)
+	stopAtCleanup(t, h, srv, engine)
+	return srv.URL + "/mcp"
+}
+
+// connectEra connects client at version: 2024-11-05 over HTTP+SSE, later
+// eras over Streamable HTTP. The session closes when the test ends.
+func connectEra(ctx context.Context, t *testing.T, client *mcp.Client, url, version string) *mcp.ClientSession {
+	t.Helper()
+	var transport mcp.Transport = &mcp.StreamableClientTransport{Endpoint: url}
+	if version == httptransport.Version20241105 {
+		transport = &mcp.SSEClientTransport{Endpoint: url}
+	}
+	cs, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatalf("connecting at %s: %v", version, err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
+
+const watchedURI = "file:///watched"
+
+// watchedServer is a server with one resource, watchedURI, that clients
+// may subscribe to.
+func watchedServer(name string) *mcp.Server {
+	server := mcp.NewServer(&mcp.Implementation{Name: name, Version: "1.0.0"}, &mcp.ServerOptions{
+		SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
+		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
+	})
+	server.AddResource(&mcp.Resource{URI: watchedURI, Name: "watched"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: watchedURI, Text: "x"}}}, nil
+	})
+	return server
+}
