@@ -51,6 +51,8 @@ func (c *Call) Send(ctx context.Context, msg *jsonrpc.Message) error {
 		out := *msg
 		out.ID = c.live.registerRequest(c, msg.ID)
 		msg = &out
+	} else if msg.Method == "notifications/cancelled" && c.live != nil {
+		msg = c.live.cancelledOut(c, msg)
 	}
 	if err := ctx.Err(); err != nil {
 		return err

@@ -2,6 +2,7 @@ package httptransport
 
 import (
 	"context"
+	"encoding/json"
 	"strconv"
 	"sync"
 	"time"
@@ -61,6 +62,8 @@ func (ls *liveSession) Send(ctx context.Context, msg *jsonrpc.Message) error {
 		out := *msg
 		out.ID = ls.registerRequest(nil, msg.ID)
 		msg = &out
+	} else if msg.Method == "notifications/cancelled" {
+		msg = ls.cancelledOut(nil, msg)
 	}
 	return ls.standalone.send(msg)
 }
@@ -113,6 +116,42 @@ func (ls *liveSession) registerRequest(c *Call, engineID jsonrpc.ID) jsonrpc.ID 
 	id := jsonrpc.StringID("mcpmount-" + strconv.Itoa(ls.nextReq))
 	ls.pending[id.Raw()] = pendingReply{call: c, id: engineID}
 	return id
+}
+
+// cancelledOut rewrites the engine's notifications/cancelled for a request
+// it sent (through call c, or the session when c is nil) to name the id
+// the client saw, and forgets the request: a late answer goes nowhere.
+// Other messages come back unchanged.
+func (ls *liveSession) cancelledOut(c *Call, msg *jsonrpc.Message) *jsonrpc.Message {
+	var params map[string]json.RawMessage
+	if json.Unmarshal(msg.Params, &params) != nil {
+		return msg
+	}
+	engineID, err := jsonrpc.ParseID(params["requestId"])
+	if err != nil || !engineID.IsValid() {
+		return msg
+	}
+	ls.mu.Lock()
+	var clientID string
+	for k, p := range ls.pending {
+		if p.call == c && p.id == engineID {
+			clientID = k
+			delete(ls.pending, k)
+			break
+		}
+	}
+	ls.mu.Unlock()
+	if clientID == "" {
+		return msg
+	}
+	params["requestId"] = json.RawMessage(clientID)
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return msg
+	}
+	out := *msg
+	out.Params = raw
+	return &out
 }
 
 // deliverReply routes a client's answer to the call that asked. It reports

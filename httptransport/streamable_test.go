@@ -157,7 +157,8 @@ func (s *server) openGET(t *testing.T, sid string) *sseReader {
 // TestSessionLevelRequest: a request the engine sends outside any call
 // goes out on the GET stream under an id of the transport's, and the
 // client's answer reaches the engine's Reply under the engine's own id;
-// a second answer with the same id reaches nobody.
+// a second answer with the same id reaches nobody. The engine's
+// notifications/cancelled for such a request names the client's id.
 func TestSessionLevelRequest(t *testing.T) {
 	s := newServer(t, nil)
 	sid := s.initialize(Version20251125)
@@ -187,6 +188,30 @@ func TestSessionLevelRequest(t *testing.T) {
 				t.Fatal("the answer did not reach the engine")
 			}
 		}
+	}
+
+	// The engine gives up on a request: the client hears of it under the
+	// id it saw, and a late answer reaches nobody.
+	if err := s.engine.sessionRequest(sid, &jsonrpc.Message{JSONRPC: jsonrpc.Version, ID: jsonrpc.Int64ID(8), Method: "roots/list"}); err != nil {
+		t.Fatal(err)
+	}
+	m = r.nextMessage()
+	if err := s.engine.sessionRequest(sid, jsonrpc.NewNotification("notifications/cancelled", json.RawMessage(`{"requestId":8,"reason":"timeout"}`))); err != nil {
+		t.Fatal(err)
+	}
+	c := r.nextMessage()
+	var p struct {
+		RequestID jsonrpc.ID `json:"requestId"`
+		Reason    string     `json:"reason"`
+	}
+	if err := json.Unmarshal(c.Params, &p); err != nil || c.Method != "notifications/cancelled" || p.RequestID != m.ID || p.Reason != "timeout" {
+		t.Fatalf("cancelled %s %s, want requestId %s", c.Method, c.Params, m.ID.Raw())
+	}
+	s.do("POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":`+m.ID.Raw()+`,"result":{"roots":[]}}`)
+	select {
+	case got := <-s.engine.replies:
+		t.Fatalf("answer to a cancelled request delivered: %+v", got)
+	case <-time.After(100 * time.Millisecond):
 	}
 }
 
