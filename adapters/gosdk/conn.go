@@ -30,6 +30,7 @@ type callConn struct {
 	acked     chan struct{} // listen calls: closed once the SDK holds the subscription
 	ackOnce   sync.Once
 	respC     chan *jsonrpc.Message
+	pongs     chan gojsonrpc.Message // 2026-07-28: answers to the SDK's pings
 	closed    chan struct{}
 	closeOnce sync.Once
 }
@@ -38,6 +39,9 @@ func newCallConn(ctx context.Context, call *httptransport.Call, listen bool) *ca
 	c := &callConn{ctx: ctx, call: call, listen: listen, respC: make(chan *jsonrpc.Message, 1), closed: make(chan struct{})}
 	if listen {
 		c.acked = make(chan struct{})
+	}
+	if call.Modern() {
+		c.pongs = make(chan gojsonrpc.Message, 1)
 	}
 	return c
 }
@@ -57,6 +61,8 @@ func (c *callConn) Read(ctx context.Context) (gojsonrpc.Message, error) {
 	select {
 	case reply := <-c.call.Replies():
 		return toSDK(reply)
+	case pong := <-c.pongs:
+		return pong, nil
 	case <-c.ctx.Done():
 		return nil, c.ctx.Err()
 	case <-ctx.Done():
@@ -68,6 +74,9 @@ func (c *callConn) Read(ctx context.Context) (gojsonrpc.Message, error) {
 
 // Write implements mcp.Connection.
 func (c *callConn) Write(ctx context.Context, msg gojsonrpc.Message) error {
+	if req, ok := msg.(*gojsonrpc.Request); ok && c.pongs != nil && req.Method == "ping" && req.IsCall() {
+		return c.pong(req)
+	}
 	out, err := fromSDK(msg)
 	if err != nil {
 		return err
@@ -94,6 +103,22 @@ func (c *callConn) Write(ctx context.Context, msg gojsonrpc.Message) error {
 		c.ackOnce.Do(func() { close(c.acked) })
 	}
 	return nil
+}
+
+// pong answers a ping on a 2026-07-28 call's connection, which cannot
+// carry requests to the client: the SDK's keepalive (ServerOptions.KeepAlive)
+// pings every session it connects, and would otherwise close this one, and
+// the call with it, when the ping fails. The client is there for as long
+// as the call's HTTP request is open, which is what the answer says.
+func (c *callConn) pong(req *gojsonrpc.Request) error {
+	select {
+	case c.pongs <- &gojsonrpc.Response{ID: req.ID, Result: json.RawMessage("{}")}:
+		return nil
+	case <-c.closed:
+		return io.EOF
+	case <-c.ctx.Done():
+		return c.ctx.Err()
+	}
 }
 
 // holdsSubscription reports whether a listen's acknowledgement grants
@@ -129,18 +154,20 @@ func (c *callConn) SessionID() string {
 	return ""
 }
 
-// wait returns the call's response, or nil if the call was cancelled.
+// wait returns the call's response, or nil if the call was cancelled or
+// the SDK closed the connection without answering.
 func (c *callConn) wait() *jsonrpc.Message {
 	select {
 	case r := <-c.respC:
 		return r
 	case <-c.ctx.Done():
-		select {
-		case r := <-c.respC:
-			return r
-		default:
-			return nil
-		}
+	case <-c.closed:
+	}
+	select {
+	case r := <-c.respC:
+		return r
+	default:
+		return nil
 	}
 }
 

@@ -21,6 +21,11 @@
 // held (httptransport.ErrHold) once acknowledged: the SDK's session for it
 // lives on until the stream ends, and no handler goroutine waits with it.
 //
+// With ServerOptions.KeepAlive the SDK pings every session it connects: a
+// 2025-era session's pings go to its GET stream, a call's to the call's
+// stream; a 2026-07-28 call's connection answers them itself (the client is
+// there while the call's request is open), so a long call is not cut.
+//
 // The caller's identity from package auth (package identity) reaches tool
 // handlers as req.Extra.TokenInfo, with the HTTP header as req.Extra.Header.
 package gosdk
