@@ -82,15 +82,19 @@ func (e *Engine) Close() error {
 
 // Serve implements httptransport.Engine: it runs the call on a connection of
 // its own, so that whatever the handler sends reaches this call's stream.
+// The methods that change a session's state run on the session's SDK
+// connection instead (sessionMethod), while it is open.
 func (e *Engine) Serve(ctx context.Context, call *httptransport.Call) (*jsonrpc.Message, error) {
 	m := call.Request
 	if call.Session != nil && sessionMethod(m.Method) {
-		if ctl := e.control(call.Session.ID); ctl != nil {
+		if ctl := e.control(call.Session.ID); ctl != nil && !ctl.isClosed() {
 			resp, err := ctl.call(ctx, call)
 			if err == nil && resp.Error == nil {
 				e.saveState(call, ctl.session, resp)
 			}
-			return resp, err
+			if !errors.Is(err, errConnClosed) {
+				return resp, err
+			}
 		}
 	}
 	state, err := e.callState(call)
@@ -284,6 +288,12 @@ func (e *Engine) OpenSession(ctx context.Context, sess *httptransport.Session, o
 		select {
 		case <-ctx.Done():
 		case <-e.ctx.Done():
+		case <-ctl.closed:
+			// The SDK gave up on the session (its keepalive pings went
+			// unanswered): the session's calls go on, each on its own
+			// connection as before, but what the connection held (resource
+			// subscriptions, session-level notifications) is gone.
+			e.logger.Warn("gosdk: the SDK closed the session's connection", "session", sess.ID)
 		}
 		e.ctlMu.Lock()
 		if e.controls[sess.ID] == ctl {

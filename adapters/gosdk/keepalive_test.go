@@ -3,6 +3,7 @@ package gosdk_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -56,18 +57,43 @@ func TestKeepAliveDuringLongCalls(t *testing.T) {
 	}
 }
 
-// TestKeepAliveUnansweredEndsCall: a 2025-era client that never answers
-// the pings on its call's stream gets an internal error for the call once
-// the SDK gives up on the connection, not a stream that never ends.
+// TestKeepAliveUnansweredEndsCall: a 2025-era client that opens no GET
+// stream and answers no ping. Each call's pings travel on the call's
+// stream; when the SDK gives up on them the call gets an internal error,
+// never a stream that does not end. The session's own pings (to the absent
+// GET stream) going unanswered as well, the SDK closes the session's
+// connection, and later calls still get the same answer.
 func TestKeepAliveUnansweredEndsCall(t *testing.T) {
 	url := serveSDK(t, keepAliveServer())
 	h := rawSession(t, url)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	resp := rawPost(ctx, t, url, h, `{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"slow","arguments":{"text":"x"}}}`)
+	for i := range 3 {
+		id := fmt.Sprintf(`"c%d"`, i)
+		answer, pings := rawCall(ctx, t, url, h, id)
+		if answer.ID.Raw() != id || answer.Error == nil || answer.Error.Code != jsonrpc.CodeInternalError {
+			t.Fatalf("call %d: answer %+v, want an internal error", i, answer)
+		}
+		if pings == 0 {
+			t.Fatalf("call %d: its stream carried no ping", i)
+		}
+	}
+}
+
+// rawCall runs the slow tool in session h and returns the answer and the
+// number of pings on the call's stream. A notifications/cancelled on the
+// stream must name one of those pings by the id the client saw.
+func rawCall(ctx context.Context, t *testing.T, url string, h map[string]string, id string) (*jsonrpc.Message, int) {
+	t.Helper()
+	resp := rawPost(ctx, t, url, h, `{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"slow","arguments":{"text":"x"}}}`)
 	defer resp.Body.Close()
 	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		t.Fatalf("answer is %s, want a stream", resp.Header.Get("Content-Type"))
+		body, _ := io.ReadAll(resp.Body)
+		m, err := jsonrpc.Decode(body)
+		if err != nil {
+			t.Fatalf("answer %q: %v", body, err)
+		}
+		return m, 0
 	}
 	r := sse.NewReader(resp.Body)
 	pings := map[string]bool{} // ids of the pings on the stream
@@ -86,7 +112,6 @@ func TestKeepAliveUnansweredEndsCall(t *testing.T) {
 		switch m.Method {
 		case "ping":
 			pings[m.ID.Raw()] = true
-			continue
 		case "notifications/cancelled":
 			// The SDK gives up on a ping: the notice names it by the id
 			// the client saw.
@@ -96,17 +121,11 @@ func TestKeepAliveUnansweredEndsCall(t *testing.T) {
 			if err := json.Unmarshal(m.Params, &p); err != nil || !pings[p.RequestID.Raw()] {
 				t.Fatalf("cancelled %s names no ping sent on the stream (pings %v)", m.Params, pings)
 			}
-			continue
+		case "":
+			if _, err := r.Next(); err != io.EOF {
+				t.Fatalf("stream goes on after the answer: %v", err)
+			}
+			return m, len(pings)
 		}
-		if m.ID.Raw() != `"c1"` || m.Error == nil || m.Error.Code != jsonrpc.CodeInternalError {
-			t.Fatalf("answer %+v, want an internal error for c1", m)
-		}
-		if len(pings) == 0 {
-			t.Fatal("the error came without a ping first")
-		}
-		if _, err := r.Next(); err != io.EOF {
-			t.Fatalf("stream goes on after the answer: %v", err)
-		}
-		return
 	}
 }

@@ -4,7 +4,10 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -151,4 +154,107 @@ func watchedServer(name string) *mcp.Server {
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: watchedURI, Text: "x"}}}, nil
 	})
 	return server
+}
+
+type tagKey struct{}
+
+// TestHandlerSeesRequestContext: a tool handler's context carries what
+// the HTTP middleware in front of the endpoint put in the request's
+// context (an identity, a router's context), and each call sees its own
+// request's, in every era.
+func TestHandlerSeesRequestContext(t *testing.T) {
+	server := mcp.NewServer(&mcp.Implementation{Name: "ctx", Version: "1.0.0"}, nil)
+	mcp.AddTool(server, &mcp.Tool{Name: "tag"}, func(ctx context.Context, req *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
+		tag, _ := ctx.Value(tagKey{}).(string)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: tag}}}, nil, nil
+	})
+	engine := gosdk.NewEngine(server, &gosdk.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	h := httptransport.New(engine, nil)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), tagKey{}, r.Header.Get("X-Tag"))))
+	}))
+	stopAtCleanup(t, h, srv, engine)
+
+	for _, version := range []string{httptransport.Version20241105, httptransport.Version20250326, httptransport.Version20251125, httptransport.Version20260728} {
+		t.Run(version, func(t *testing.T) {
+			var tag atomic.Value
+			tag.Store("")
+			hc := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+				r = r.Clone(r.Context())
+				r.Header.Set("X-Tag", tag.Load().(string))
+				return http.DefaultTransport.RoundTrip(r)
+			})}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			var transport mcp.Transport = &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp", HTTPClient: hc}
+			if version == httptransport.Version20241105 {
+				transport = &mcp.SSEClientTransport{Endpoint: srv.URL + "/mcp", HTTPClient: hc}
+			}
+			client := mcp.NewClient(&mcp.Implementation{Name: "ctx-client", Version: "1.0.0"}, nil)
+			cs, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: version})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			for _, want := range []string{"first", "second"} {
+				tag.Store(want)
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "tag", Arguments: map[string]any{"text": ""}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := textOf(t, res); got != want {
+					t.Fatalf("handler saw tag %q, want %q", got, want)
+				}
+			}
+		})
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestCallAsksClient: a tool asks the client for its roots in the middle
+// of a call. In a session the request travels on the call's stream and the
+// answer comes back to the tool; a 2026-07-28 call cannot send the client
+// requests, and the tool gets an error it can handle, its own result
+// still reaching the client.
+func TestCallAsksClient(t *testing.T) {
+	server := mcp.NewServer(&mcp.Implementation{Name: "ask", Version: "1.0.0"}, nil)
+	mcp.AddTool(server, &mcp.Tool{Name: "roots"}, func(ctx context.Context, req *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
+		text := ""
+		res, err := req.Session.ListRoots(ctx, nil)
+		if err != nil {
+			text = "error: " + err.Error()
+		} else {
+			for _, r := range res.Roots {
+				text += r.URI
+			}
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
+	})
+	url := serveSDK(t, server)
+	for _, version := range []string{httptransport.Version20241105, httptransport.Version20250326, httptransport.Version20251125, httptransport.Version20260728} {
+		t.Run(version, func(t *testing.T) {
+			client := mcp.NewClient(&mcp.Implementation{Name: "ask-client", Version: "1.0.0"}, nil)
+			client.AddRoots(&mcp.Root{URI: "file:///work", Name: "work"})
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			cs := connectEra(ctx, t, client, url, version)
+			for range 2 {
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "roots", Arguments: map[string]any{"text": ""}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := textOf(t, res)
+				if version == httptransport.Version20260728 {
+					if !strings.HasPrefix(got, "error: ") {
+						t.Fatalf("roots/list in a 2026-07-28 call: %q, want an error", got)
+					}
+				} else if got != "file:///work" {
+					t.Fatalf("roots %q, want file:///work", got)
+				}
+			}
+		})
+	}
 }
