@@ -233,10 +233,17 @@ func TestStandaloneStreamHeld(t *testing.T) {
 			ls := s.h.live[sid]
 			s.h.mu.Unlock()
 			cancel()
-			waitFor(t, "the session to go idle", func() bool {
+			// The first GET counts as active only once its handler holds
+			// the stream, which may come after its first event: wait for
+			// the stream to be free as well as for the count.
+			waitFor(t, "the session to go idle and its stream to be free", func() bool {
 				ls.mu.Lock()
-				defer ls.mu.Unlock()
-				return ls.active == 0
+				idle := ls.active == 0
+				ls.mu.Unlock()
+				ls.standalone.mu.Lock()
+				free := ls.standalone.w == nil
+				ls.standalone.mu.Unlock()
+				return idle && free
 			})
 			resp := s.open(context.Background(), "GET", h, "")
 			if resp.StatusCode != 200 {
