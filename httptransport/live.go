@@ -113,7 +113,9 @@ func (ls *liveSession) registerRequest(c *Call, engineID jsonrpc.ID) jsonrpc.ID 
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	ls.nextReq++
-	id := jsonrpc.StringID("mcpmount-" + strconv.Itoa(ls.nextReq))
+	// The instance's tag keeps ids apart between instances serving one
+	// session, whose answers may reach any of them.
+	id := jsonrpc.StringID("mcpmount-" + ls.h.tag + "-" + strconv.Itoa(ls.nextReq))
 	ls.pending[id.Raw()] = pendingReply{call: c, id: engineID}
 	return id
 }
