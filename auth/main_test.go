@@ -1,7 +1,6 @@
 package auth
 
 import (
-	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"crypto/ed25519"
@@ -181,25 +180,6 @@ func newJWKSVerifier(t *testing.T, jwksURL string, tweak func(*JWTOptions)) *JWT
 	}
 	t.Cleanup(func() { _ = v.Close() })
 	return v
-}
-
-// syncBuffer is a bytes.Buffer safe for the concurrent writers of a test
-// logger.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // parseChallenge splits a Bearer challenge into its parameters.

@@ -19,6 +19,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/mcpmount/mcpmount/identity"
+	"github.com/mcpmount/mcpmount/internal/testutil"
 )
 
 // fixture is a real stack on loopback: a JWKS server, a JWTVerifier on it,
@@ -28,7 +29,7 @@ type fixture struct {
 	jwks *jwksServer
 	next *recordingHandler
 	srv  *httptest.Server
-	logs *syncBuffer
+	logs *testutil.Buffer
 }
 
 func defaultOptions(logger *slog.Logger) *Options {
@@ -43,7 +44,7 @@ func defaultOptions(logger *slog.Logger) *Options {
 
 func newFixture(t *testing.T, tweak func(*Options)) *fixture {
 	t.Helper()
-	f := &fixture{keys: sharedKeys(), next: &recordingHandler{}, logs: &syncBuffer{}}
+	f := &fixture{keys: sharedKeys(), next: &recordingHandler{}, logs: &testutil.Buffer{}}
 	logger := slog.New(slog.NewTextHandler(f.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	f.jwks = newJWKSServer(t, allJWKs(f.keys)...)
 	v := newJWKSVerifier(t, f.jwks.URL, func(o *JWTOptions) { o.Logger = logger })
@@ -547,7 +548,7 @@ func TestMiddlewareVerifierOutcomes(t *testing.T) {
 }
 
 func TestMiddlewareRedactsTokenFromVerifierErrors(t *testing.T) {
-	logs := &syncBuffer{}
+	logs := &testutil.Buffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	leaky := VerifierFunc(func(_ context.Context, token string) (*identity.Info, error) {
 		return nil, InvalidToken("bad token "+token, fmt.Errorf("cannot parse %q", token))

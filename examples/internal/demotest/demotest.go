@@ -3,7 +3,6 @@
 package demotest
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -17,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpmount/mcpmount/examples/internal/demo"
+	"github.com/mcpmount/mcpmount/internal/testutil"
 )
 
 // Eras are the protocol versions the examples serve on one URL; the last
@@ -27,14 +27,7 @@ const wait = 10 * time.Second
 
 // Output collects what a server writes, safe for concurrent use.
 type Output struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (o *Output) Write(p []byte) (int, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.buf.Write(p)
+	testutil.Buffer
 }
 
 // Line waits for a line that starts with prefix and returns the rest.
@@ -42,9 +35,7 @@ func (o *Output) Line(t *testing.T, prefix string) string {
 	t.Helper()
 	deadline := time.Now().Add(wait)
 	for time.Now().Before(deadline) {
-		o.mu.Lock()
-		s := o.buf.String()
-		o.mu.Unlock()
+		s := o.String()
 		for _, line := range strings.Split(s, "\n") {
 			if rest, ok := strings.CutPrefix(line, prefix); ok && strings.Contains(s, line+"\n") {
 				return rest
