@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -29,7 +30,7 @@ type callConn struct {
 	acked     chan struct{} // listen calls: closed once the SDK holds the subscription
 	ackOnce   sync.Once
 	respC     chan *jsonrpc.Message
-	pongs     chan gojsonrpc.Message // 2026-07-28: answers to the SDK's pings
+	pongs     chan gojsonrpc.Message // calls with no way back to the client: answers to the SDK's pings
 	closed    chan struct{}
 	closeOnce sync.Once
 }
@@ -39,7 +40,7 @@ func newCallConn(ctx context.Context, call *httptransport.Call, listen bool) *ca
 	if listen {
 		c.acked = make(chan struct{})
 	}
-	if call.Modern() {
+	if call.Replies() == nil { // 2026-07-28 and stateless calls
 		c.pongs = make(chan gojsonrpc.Message, 1)
 	}
 	return c
@@ -96,6 +97,9 @@ func (c *callConn) Write(ctx context.Context, msg gojsonrpc.Message) error {
 		return nil
 	}
 	if err := c.call.Send(ctx, out); err != nil {
+		if out.IsRequest() {
+			return rejected(err)
+		}
 		return err
 	}
 	if c.acked != nil && out.Method == "notifications/subscriptions/acknowledged" && holdsSubscription(out.Params) {
@@ -104,11 +108,12 @@ func (c *callConn) Write(ctx context.Context, msg gojsonrpc.Message) error {
 	return nil
 }
 
-// pong answers a ping on a 2026-07-28 call's connection, which cannot
-// carry requests to the client: the SDK's keepalive (ServerOptions.KeepAlive)
-// pings every session it connects, and would otherwise close this one, and
-// the call with it, when the ping fails. The client is there for as long
-// as the call's HTTP request is open, which is what the answer says.
+// pong answers a ping on the connection of a call that cannot carry
+// requests to the client (2026-07-28, stateless): the SDK's keepalive
+// (ServerOptions.KeepAlive) pings every session it connects, and would
+// otherwise close this one, and the call with it, when the ping fails.
+// The client is there for as long as the call's HTTP request is open,
+// which is what the answer says.
 func (c *callConn) pong(req *gojsonrpc.Request) error {
 	select {
 	case c.pongs <- &gojsonrpc.Response{ID: req.ID, Result: json.RawMessage("{}")}:
@@ -118,6 +123,18 @@ func (c *callConn) pong(req *gojsonrpc.Request) error {
 	case <-c.ctx.Done():
 		return c.ctx.Err()
 	}
+}
+
+// codeRejected is the code of the SDK's "rejected by transport" error.
+const codeRejected = -32005
+
+// rejected marks err so that the SDK fails the one request it concerns
+// (a handler's roots/list in a call that cannot reach the client, say)
+// and the handler gets the error, instead of taking the connection down,
+// and the call's answer with it: the SDK's jsonrpc2 layer treats errors
+// matching its rejected-by-transport error (compared by code) that way.
+func rejected(err error) error {
+	return fmt.Errorf("%w: %w", &gojsonrpc.Error{Code: codeRejected, Message: "rejected by transport"}, err)
 }
 
 // holdsSubscription reports whether a listen's acknowledgement grants

@@ -29,13 +29,14 @@ var errConnClosed = errors.New("gosdk: the session's SDK connection is closed")
 // the SDK's session-level messages, requests included, to the session's
 // standalone stream.
 type controlConn struct {
-	ctx     context.Context
-	id      string             // the session's
-	session *mcp.ServerSession // set once connected, before use
-	out     httptransport.Sender
-	inbox   chan gojsonrpc.Message
-	closed  chan struct{} // closed when the SDK closes the connection
-	once    sync.Once
+	ctx         context.Context
+	id          string             // the session's
+	session     *mcp.ServerSession // set once connected, before use
+	out         httptransport.Sender
+	inbox       chan gojsonrpc.Message
+	closed      chan struct{} // closed when the SDK closes the connection
+	once        sync.Once
+	answerPings bool // answer the SDK's pings here (the engine's own watcher has no client)
 
 	mu      sync.Mutex
 	next    int64
@@ -87,6 +88,10 @@ func (c *controlConn) Write(ctx context.Context, msg gojsonrpc.Message) error {
 		}
 		return nil
 	}
+	if req, ok := msg.(*gojsonrpc.Request); ok && c.answerPings && req.Method == "ping" && req.IsCall() {
+		c.deliverSDK(&gojsonrpc.Response{ID: req.ID, Result: json.RawMessage("{}")})
+		return nil
+	}
 	out, err := fromSDK(msg)
 	if err != nil {
 		return err
@@ -134,6 +139,10 @@ func (c *controlConn) roundTrip(ctx context.Context, r *gojsonrpc.Request) (*jso
 	c.pending[id] = ch
 	c.mu.Unlock()
 	r.ID, _ = gojsonrpc.MakeID(float64(id))
+	if c.isClosed() {
+		c.forget(id, false)
+		return nil, errConnClosed
+	}
 	select {
 	case c.inbox <- r:
 	case <-ctx.Done():

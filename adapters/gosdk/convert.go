@@ -124,7 +124,7 @@ func messageFromSDK(msg gojsonrpc.Message) (*jsonrpc.Message, bool) {
 			}
 			out.Result = m.Result
 		case *gojsonrpc.Error:
-			if len(m.Result) > 0 || !jsonscan.PlainString(e.Message) || len(e.Data) > 0 && !jsonscan.Compact(e.Data) {
+			if e == nil || len(m.Result) > 0 || !jsonscan.PlainString(e.Message) || len(e.Data) > 0 && !jsonscan.Compact(e.Data) {
 				return nil, false
 			}
 			out.Error = &jsonrpc.Error{Code: e.Code, Message: e.Message, Data: e.Data}

@@ -63,6 +63,7 @@ func TestMessageFromSDK(t *testing.T) {
 		{"wire error without data", &gojsonrpc.Response{ID: id(float64(2)), Error: &gojsonrpc.Error{Code: -32601, Message: "no such method"}}, true, false},
 		{"string id", &gojsonrpc.Response{ID: id("a"), Result: json.RawMessage(`{}`)}, false, false},
 		{"wrapped error", &gojsonrpc.Response{ID: id(float64(3)), Error: fmt.Errorf("tool: %w", &gojsonrpc.Error{Code: -32000, Message: "x"})}, false, false},
+		{"typed nil error", &gojsonrpc.Response{ID: id(float64(3)), Error: (*gojsonrpc.Error)(nil)}, false, true},
 		{"plain error", &gojsonrpc.Response{ID: id(float64(3)), Error: errors.New("boom")}, false, false},
 		{"params with spaces", &gojsonrpc.Request{Method: "notifications/message", Params: json.RawMessage(`{ "level": "info" }`)}, false, false},
 		{"params not an object", &gojsonrpc.Request{Method: "notifications/message", Params: json.RawMessage(`"x"`)}, false, true},

@@ -60,6 +60,7 @@ func (e *Engine) startWatcherLocked() {
 			e.invalidate()
 		}
 	}))
+	conn.answerPings = true // with ServerOptions.KeepAlive the SDK pings it too
 	ss, err := e.server.Connect(e.ctx, conn, &mcp.ServerSessionOptions{State: state})
 	if err != nil {
 		e.logger.Warn("gosdk: starting the tool watcher failed", "error", err)

@@ -5,13 +5,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpmount/mcpmount/adapters/gosdk"
 	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/internal/testutil"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 	"github.com/mcpmount/mcpmount/sse"
 )
@@ -37,19 +41,27 @@ func keepAliveServer() *mcp.Server {
 // every era: 2026-07-28 calls cannot send the client requests, so their
 // connection answers the pings; earlier eras' clients answer them.
 func TestKeepAliveDuringLongCalls(t *testing.T) {
-	url := serveSDK(t, keepAliveServer())
-	for _, version := range []string{httptransport.Version20260728, httptransport.Version20251125, httptransport.Version20250326, httptransport.Version20241105} {
-		t.Run(version, func(t *testing.T) {
+	server := keepAliveServer()
+	url := serveSDK(t, server)
+	stateless := serveSDKWith(t, server, &httptransport.Options{Stateless: true}, io.Discard)
+	for _, c := range []struct{ name, url, version string }{
+		{httptransport.Version20260728, url, httptransport.Version20260728},
+		{httptransport.Version20251125, url, httptransport.Version20251125},
+		{httptransport.Version20250326, url, httptransport.Version20250326},
+		{httptransport.Version20241105, url, httptransport.Version20241105},
+		{"stateless " + httptransport.Version20251125, stateless, httptransport.Version20251125},
+	} {
+		t.Run(c.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
 			client := mcp.NewClient(&mcp.Implementation{Name: "keepalive-client", Version: "1.0.0"}, nil)
-			cs := connectEra(ctx, t, client, url, version)
+			cs := connectEra(ctx, t, client, c.url, c.version)
 			for i := range 2 { // the second call comes after more of the session's pings
-				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"text": version}})
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"text": c.name}})
 				if err != nil {
 					t.Fatalf("call %d: %v", i, err)
 				}
-				if got := textOf(t, res); got != version {
+				if got := textOf(t, res); got != c.name {
 					t.Fatalf("call %d answered %q", i, got)
 				}
 			}
@@ -57,14 +69,41 @@ func TestKeepAliveDuringLongCalls(t *testing.T) {
 	}
 }
 
+// TestKeepAliveToolWatch: the engine's own SDK session that watches for
+// tool changes (to refresh what the transport validates) survives the
+// SDK's pings, and a tool added later still reaches the description.
+func TestKeepAliveToolWatch(t *testing.T) {
+	server := keepAliveServer()
+	engine := gosdk.NewEngine(server, &gosdk.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	defer engine.Close()
+	type headerArgs struct {
+		Region string `json:"region" jsonschema:"the region"`
+	}
+	before := engine.Describe(context.Background())
+	if _, ok := before.ToolHeaders["regional"]; ok {
+		t.Fatal("the tool is described before it exists")
+	}
+	time.Sleep(150 * time.Millisecond) // several pings, each of which the watcher must answer
+	tool := &mcp.Tool{Name: "regional", InputSchema: json.RawMessage(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}`)}
+	mcp.AddTool(server, tool, func(context.Context, *mcp.CallToolRequest, headerArgs) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{}, nil, nil
+	})
+	waitUntil(t, "the new tool in the description", func() bool {
+		_, ok := engine.Describe(context.Background()).ToolHeaders["regional"]
+		return ok
+	})
+}
+
 // TestKeepAliveUnansweredEndsCall: a 2025-era client that opens no GET
 // stream and answers no ping. Each call's pings travel on the call's
 // stream; when the SDK gives up on them the call gets an internal error,
 // never a stream that does not end. The session's own pings (to the absent
 // GET stream) going unanswered as well, the SDK closes the session's
-// connection, and later calls still get the same answer.
+// connection; the methods that ran on it (logging/setLevel here) still
+// get answers, on connections of their own.
 func TestKeepAliveUnansweredEndsCall(t *testing.T) {
-	url := serveSDK(t, keepAliveServer())
+	logs := &testutil.Buffer{}
+	url := serveSDKWith(t, keepAliveServer(), nil, logs)
 	h := rawSession(t, url)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -78,6 +117,36 @@ func TestKeepAliveUnansweredEndsCall(t *testing.T) {
 			t.Fatalf("call %d: its stream carried no ping", i)
 		}
 	}
+	waitUntil(t, "the SDK to close the session's connection", func() bool {
+		return strings.Contains(logs.String(), "the SDK closed the session's connection")
+	})
+	resp := rawPost(ctx, t, url, h, `{"jsonrpc":"2.0","id":"lvl","method":"logging/setLevel","params":{"level":"debug"}}`)
+	if m := lastMessage(t, resp); m.ID.Raw() != `"lvl"` || m.Error != nil || m.Result == nil {
+		t.Fatalf("logging/setLevel after the session's connection closed: %+v", m)
+	}
+}
+
+// lastMessage reads a POST's answer, a JSON body or an SSE stream, and
+// returns its last message.
+func lastMessage(t *testing.T, resp *http.Response) *jsonrpc.Message {
+	t.Helper()
+	defer resp.Body.Close()
+	var data []byte
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		r := sse.NewReader(resp.Body)
+		for ev, err := r.Next(); err == nil; ev, err = r.Next() {
+			if len(ev.Data) > 0 {
+				data = ev.Data
+			}
+		}
+	} else {
+		data, _ = io.ReadAll(resp.Body)
+	}
+	m, err := jsonrpc.Decode(data)
+	if err != nil {
+		t.Fatalf("answer %q: %v", data, err)
+	}
+	return m
 }
 
 // rawCall runs the slow tool in session h and returns the answer and the

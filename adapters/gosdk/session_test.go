@@ -118,8 +118,15 @@ func TestResourceSubscriptionInSession(t *testing.T) {
 // until the test ends, and returns the endpoint's URL.
 func serveSDK(t *testing.T, server *mcp.Server) string {
 	t.Helper()
-	engine := gosdk.NewEngine(server, &gosdk.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	h := httptransport.New(engine, nil)
+	return serveSDKWith(t, server, nil, io.Discard)
+}
+
+// serveSDKWith is serveSDK with the transport's options and the engine's
+// log output.
+func serveSDKWith(t *testing.T, server *mcp.Server, opts *httptransport.Options, logs io.Writer) string {
+	t.Helper()
+	engine := gosdk.NewEngine(server, &gosdk.Options{Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	h := httptransport.New(engine, opts)
 	srv := httptest.NewServer(h)
 	stopAtCleanup(t, h, srv, engine)
 	return srv.URL + "/mcp"
@@ -216,9 +223,9 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 
 // TestCallAsksClient: a tool asks the client for its roots in the middle
 // of a call. In a session the request travels on the call's stream and the
-// answer comes back to the tool; a 2026-07-28 call cannot send the client
-// requests, and the tool gets an error it can handle, its own result
-// still reaching the client.
+// answer comes back to the tool; a 2026-07-28 call, or a stateless one,
+// cannot send the client requests, and the tool gets an error it can
+// handle, its own result still reaching the client.
 func TestCallAsksClient(t *testing.T) {
 	server := mcp.NewServer(&mcp.Implementation{Name: "ask", Version: "1.0.0"}, nil)
 	mcp.AddTool(server, &mcp.Tool{Name: "roots"}, func(ctx context.Context, req *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
@@ -234,22 +241,32 @@ func TestCallAsksClient(t *testing.T) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
 	})
 	url := serveSDK(t, server)
-	for _, version := range []string{httptransport.Version20241105, httptransport.Version20250326, httptransport.Version20251125, httptransport.Version20260728} {
-		t.Run(version, func(t *testing.T) {
+	stateless := serveSDKWith(t, server, &httptransport.Options{Stateless: true}, io.Discard)
+	for _, c := range []struct {
+		name, url, version string
+		reaches            bool
+	}{
+		{httptransport.Version20241105, url, httptransport.Version20241105, true},
+		{httptransport.Version20250326, url, httptransport.Version20250326, true},
+		{httptransport.Version20251125, url, httptransport.Version20251125, true},
+		{httptransport.Version20260728, url, httptransport.Version20260728, false},
+		{"stateless " + httptransport.Version20251125, stateless, httptransport.Version20251125, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
 			client := mcp.NewClient(&mcp.Implementation{Name: "ask-client", Version: "1.0.0"}, nil)
 			client.AddRoots(&mcp.Root{URI: "file:///work", Name: "work"})
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			cs := connectEra(ctx, t, client, url, version)
+			cs := connectEra(ctx, t, client, c.url, c.version)
 			for range 2 {
 				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "roots", Arguments: map[string]any{"text": ""}})
 				if err != nil {
 					t.Fatal(err)
 				}
 				got := textOf(t, res)
-				if version == httptransport.Version20260728 {
+				if !c.reaches {
 					if !strings.HasPrefix(got, "error: ") {
-						t.Fatalf("roots/list in a 2026-07-28 call: %q, want an error", got)
+						t.Fatalf("roots/list in a call with no way back: %q, want an error", got)
 					}
 				} else if got != "file:///work" {
 					t.Fatalf("roots %q, want file:///work", got)
