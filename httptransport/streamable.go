@@ -392,8 +392,8 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 		writeRefusal(w, noID, herr)
 		return
 	}
-	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && !slices.Contains(h.versions(h.engine.Describe(r.Context())), v) {
-		writeRefusal(w, noID, refusal(http.StatusBadRequest, jsonrpc.CodeServerError, "unsupported MCP-Protocol-Version "+v))
+	if herr := h.checkVersionHeader(r); herr != nil {
+		writeRefusal(w, noID, herr)
 		return
 	}
 	st, after, replay, herr := h.streamFor(ls, lastID)
@@ -464,12 +464,26 @@ func (h *Handler) serveDelete(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ls, herr := h.lookup(r, sid)
+	if herr == nil {
+		herr = h.checkVersionHeader(r)
+	}
 	if herr != nil {
 		writeRefusal(w, noID, herr)
 		return
 	}
 	ls.end(r.Context(), true)
 	w.WriteHeader(http.StatusOK)
+}
+
+// checkVersionHeader refuses a GET or DELETE whose MCP-Protocol-Version
+// the engine does not support (digest 1.10: 400, and a DELETE so refused
+// leaves the session alone). A missing header is accepted, as 2025-03-26
+// clients send none.
+func (h *Handler) checkVersionHeader(r *http.Request) *httpError {
+	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && !slices.Contains(h.versions(h.engine.Describe(r.Context())), v) {
+		return refusal(http.StatusBadRequest, jsonrpc.CodeServerError, "unsupported MCP-Protocol-Version "+v)
+	}
+	return nil
 }
 
 // refuseModernMethod answers a GET or DELETE that names a 2026-07-28

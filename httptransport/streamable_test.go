@@ -50,7 +50,9 @@ func TestSessionLifecycle(t *testing.T) {
 }
 
 // TestSessionProtocolVersionHeader: an unsupported MCP-Protocol-Version
-// gets 400, and so does one that differs from the negotiated version.
+// gets 400 on POST, GET and DELETE (and the refused DELETE leaves the
+// session alone); a supported one differing from the negotiated version
+// is served.
 func TestSessionProtocolVersionHeader(t *testing.T) {
 	s := newServer(t, nil)
 	sid := s.initialize(Version20250618)
@@ -66,6 +68,12 @@ func TestSessionProtocolVersionHeader(t *testing.T) {
 	h.Set("Mcp-Protocol-Version", "2099-01-01")
 	if resp, _ := s.do("GET", h, ""); resp.StatusCode != 400 {
 		t.Errorf("GET with unsupported version: %d", resp.StatusCode)
+	}
+	if resp, body := s.do("DELETE", h, ""); resp.StatusCode != 400 {
+		t.Errorf("DELETE with unsupported version: %d %s", resp.StatusCode, body)
+	}
+	if resp, body := s.do("POST", sessionHeaders(sid, Version20250618), `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`); resp.StatusCode != 200 {
+		t.Errorf("after a refused DELETE the session is gone: %d %s", resp.StatusCode, body)
 	}
 }
 
