@@ -201,9 +201,15 @@ func requestedVersion(m *jsonrpc.Message) string {
 // serveMessages handles the messages of a 2025-era POST: answers to server
 // requests go to the calls that asked, notifications to the engine (or,
 // for notifications/cancelled, to the call they name), and requests become
-// calls. Without requests the answer is 202 (digest 1.2, P4).
+// calls. Without requests the answer is 202 (digest 1.2, P4). A batch
+// (2025-03-26) is answered as JSON-RPC answers batches: one response per
+// request, and an error for each member that is not a valid message (with
+// its id when it has one, else null), as an array or as SSE events.
 func (h *Handler) serveMessages(w http.ResponseWriter, r *http.Request, ls *liveSession, version string, req *request, accept acceptance) {
-	var calls []*jsonrpc.Message
+	var (
+		calls   []*jsonrpc.Message
+		refused [][]byte // error responses to a batch's invalid members
+	)
 	for i, m := range req.msgs {
 		switch {
 		case req.errs[i] != nil:
@@ -211,6 +217,13 @@ func (h *Handler) serveMessages(w http.ResponseWriter, r *http.Request, ls *live
 				writeRefusal(w, m.ID, rpcRefusal(req.errs[i]))
 				return
 			}
+			// Batches are 2025-03-26 only, whose schema requires an id:
+			// null when it cannot be read, as JSON-RPC 2.0 says.
+			id := m.ID
+			if !id.IsValid() {
+				id = jsonrpc.NullID()
+			}
+			refused = append(refused, errorBody(id, rpcRefusal(req.errs[i]).rpc))
 		case m.IsResponse():
 			if ls != nil {
 				ls.deliverReply(m)
@@ -224,14 +237,14 @@ func (h *Handler) serveMessages(w http.ResponseWriter, r *http.Request, ls *live
 	if ls != nil {
 		ls.save(r.Context())
 	}
-	switch len(calls) {
-	case 0:
+	switch {
+	case len(calls) == 0 && len(refused) == 0:
 		w.WriteHeader(http.StatusAccepted)
-	case 1:
+	case !req.batch:
 		st := h.newStream(w, accept, false)
 		h.runCall(w, r, ls, version, calls[0], st)
 	default:
-		h.serveBatch(w, r, ls, version, calls, accept)
+		h.serveBatch(w, r, ls, version, calls, refused, accept)
 	}
 }
 
@@ -314,25 +327,30 @@ func (h *Handler) startCall(r *http.Request, ls *liveSession, version string, m 
 }
 
 // serveBatch serves a 2025-03-26 batch of requests on one SSE stream, each
-// response an event, or as a JSON array for clients that take no SSE.
-func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, ls *liveSession, version string, calls []*jsonrpc.Message, accept acceptance) {
+// response an event, or as a JSON array for clients that take no SSE. The
+// errors for the batch's invalid members (refused) come first.
+func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, ls *liveSession, version string, calls []*jsonrpc.Message, refused [][]byte, accept acceptance) {
 	batch := h.newStream(w, acceptance{sse: true}, false)
 	var (
 		mu        sync.Mutex
 		collected []json.RawMessage
 	)
+	relay := func(data []byte) {
+		if accept.sse {
+			batch.sendRaw(data)
+			return
+		}
+		mu.Lock()
+		collected = append(collected, data)
+		mu.Unlock()
+	}
+	for _, data := range refused {
+		relay(data)
+	}
 	dones := make([]<-chan struct{}, 0, len(calls))
 	for _, m := range calls {
 		sub := h.newStream(nil, acceptance{json: true}, false)
-		sub.relay = func(data []byte) {
-			if accept.sse {
-				batch.sendRaw(data)
-				return
-			}
-			mu.Lock()
-			collected = append(collected, data)
-			mu.Unlock()
-		}
+		sub.relay = relay
 		if d := h.startCall(r, ls, version, m, sub); d != nil {
 			dones = append(dones, d)
 		}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -114,6 +116,49 @@ func TestSessionBatches(t *testing.T) {
 	}
 	if resp, _ := s.do("POST", sessionHeaders(sid, Version20250326), `[{"jsonrpc":"2.0","method":"notifications/initialized"}]`); resp.StatusCode != 202 {
 		t.Errorf("notification batch: %d", resp.StatusCode)
+	}
+	// Invalid members get an error each (JSON-RPC 2.0 "Batch"), with their
+	// id when it can be read; a batch of one request is still answered as an
+	// array.
+	for _, tc := range []struct{ body, want string }{
+		{`[{"jsonrpc":"2.0","id":1,"method":"tools/list"},{"jsonrpc":"1.0","id":2,"method":"tools/list"}]`, `1:ok 2:-32600`},
+		{`[1,2]`, `null:-32600 null:-32600`},
+		{`[{"jsonrpc":"2.0","id":7,"method":"tools/list"}]`, `7:ok`},
+		{`[{"jsonrpc":"2.0","method":"notifications/initialized"},[{"jsonrpc":"2.0","id":3,"method":"tools/list"}]]`, `null:-32600`},
+	} {
+		resp, body := s.do("POST", h, tc.body)
+		var got []string
+		var arr []struct {
+			ID    json.RawMessage `json:"id"`
+			Error *jsonrpc.Error  `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(body), &arr); resp.StatusCode != 200 || err != nil {
+			t.Errorf("%s: %d %s (%v)", tc.body, resp.StatusCode, body, err)
+			continue
+		}
+		for _, m := range arr {
+			switch {
+			case m.Error != nil:
+				got = append(got, string(m.ID)+":"+strconv.Itoa(int(m.Error.Code)))
+			default:
+				got = append(got, string(m.ID)+":ok")
+			}
+		}
+		slices.Sort(got)
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("%s: answered %v, want %s; body %s", tc.body, got, tc.want, body)
+		}
+	}
+	resp, body = s.do("POST", sessionHeaders(sid, Version20250326), `[{"jsonrpc":"2.0","id":"a","method":"tools/list"},{"id":"b"}]`)
+	seen = map[string]int{}
+	for _, m := range messages(t, events(t, body)) {
+		seen[m.ID.Raw()]++
+		if m.ID.Raw() == `"b"` && (m.Error == nil || m.Error.Code != jsonrpc.CodeInvalidRequest) {
+			t.Errorf("invalid member on SSE: %+v", m)
+		}
+	}
+	if resp.StatusCode != 200 || seen[`"a"`] != 1 || seen[`"b"`] != 1 {
+		t.Errorf("batch with an invalid member on SSE: %d %v; body %s", resp.StatusCode, seen, body)
 	}
 	sid2 := s.initialize(Version20250618)
 	if resp, _ := s.do("POST", sessionHeaders(sid2, Version20250618), batch); resp.StatusCode != 400 {

@@ -23,6 +23,11 @@ func StringID(s string) ID {
 	return ID{raw: string(b)}
 }
 
+// NullID returns the id null, which JSON-RPC 2.0 puts in an error response
+// to a message whose id could not be read. MCP's 2025-11-25 and later
+// schemas leave the id out instead (the zero ID).
+func NullID() ID { return ID{null: true} }
+
 // Int64ID returns the integer id n.
 func Int64ID(n int64) ID { return ID{raw: strconv.FormatInt(n, 10)} }
 

@@ -1,6 +1,7 @@
 package jsonrpc
 
 import (
+	"bytes"
 	"errors"
 	"testing"
 )
@@ -118,4 +119,18 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("round trip changed %s", b)
 		}
 	})
+}
+
+// TestNullIDEncodes: an error answering an unreadable id says "id":null on
+// both encoding paths, where the zero ID leaves it out.
+func TestNullIDEncodes(t *testing.T) {
+	for _, e := range []*Error{Errorf(CodeInvalidRequest, "bad"), {Code: CodeInvalidRequest, Message: "bad", Data: []byte(`{"a":1}`)}} {
+		b, err := NewError(NullID(), e).Encode()
+		if err != nil || !bytes.Contains(b, []byte(`"id":null`)) {
+			t.Errorf("NullID: %s %v", b, err)
+		}
+		if b, _ := NewError(ID{}, e).Encode(); bytes.Contains(b, []byte(`"id"`)) {
+			t.Errorf("zero ID: %s", b)
+		}
+	}
 }
