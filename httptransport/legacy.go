@@ -39,11 +39,10 @@ func (h *Handler) serveLegacyGet(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st := ls.standalone
-	detached, _ := st.attach(w, 0, false, h.parkable(r))
+	// The endpoint event goes out under the stream's lock, before any
+	// message the engine may already be sending to the session (digest 3).
 	endpoint := h.legacyEndpoint(r) + "?" + legacySessionParam + "=" + url.QueryEscape(sess.ID)
-	st.mu.Lock()
-	st.writeLocked(sse.Event{Name: "endpoint", Data: []byte(endpoint)})
-	st.mu.Unlock()
+	detached, _ := st.attach(w, 0, false, h.parkable(r), sse.Event{Name: "endpoint", Data: []byte(endpoint)})
 	st.startTimer()
 	h.hold(w, r, ls, st, detached, func() { ls.end(context.WithoutCancel(r.Context()), true) })
 }
@@ -60,7 +59,8 @@ func (h *Handler) legacyEndpoint(r *http.Request) string {
 	if u, err := url.ParseRequestURI(r.RequestURI); err == nil && u.Path != "" {
 		path = u.EscapedPath()
 	}
-	if prefix := strings.TrimSuffix(r.Header.Get("X-Forwarded-Prefix"), "/"); prefix != "" && strings.HasPrefix(prefix, "/") {
+	// A prefix must be a path: "//host" would make the URI name another host.
+	if prefix := strings.TrimSuffix(r.Header.Get("X-Forwarded-Prefix"), "/"); strings.HasPrefix(prefix, "/") && !strings.HasPrefix(prefix, "//") && !strings.Contains(prefix, "\\") {
 		path = prefix + path
 	}
 	return path

@@ -163,6 +163,38 @@ func TestLegacyEndpointUnderPrefix(t *testing.T) {
 	if !strings.HasPrefix(endpoint, "/public/api/v1/mcp?sessionId=") {
 		t.Errorf("behind a prefix-stripping proxy: %q", endpoint)
 	}
+	// A prefix that is not a path cannot send the client to another host.
+	for _, prefix := range []string{"//evil.example", "/\\evil.example", "https://evil.example", "evil"} {
+		_, endpoint = openLegacy(t, ctx, srv.URL+"/api/v1/mcp", http.Header{"X-Forwarded-Prefix": {prefix}})
+		if !strings.HasPrefix(endpoint, "/api/v1/mcp?sessionId=") {
+			t.Errorf("X-Forwarded-Prefix %q: endpoint %q", prefix, endpoint)
+		}
+	}
+}
+
+// TestLegacyEndpointFirst: the endpoint event is the stream's first event
+// even while the engine is sending to every session (a list change).
+func TestLegacyEndpointFirst(t *testing.T) {
+	s := newServer(t, nil)
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				s.engine.broadcast()
+			}
+		}
+	}()
+	defer func() { close(stop); <-done }()
+	for range 100 {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		openLegacy(t, ctx, s.url, nil) // fails unless the first event is endpoint
+		cancel()
+	}
 }
 
 // TestLegacyShutdown: Shutdown ends 2024-11-05 streams, and their sessions.

@@ -334,8 +334,10 @@ func (s *stream) detachLocked() {
 }
 
 // attach binds a resuming GET's response to the stream, replaying the
-// events after index. It fails if another response is attached.
-func (s *stream) attach(w http.ResponseWriter, after int, replay, closeConn bool) (detached <-chan struct{}, err error) {
+// events after index. The events in first are written before anything
+// else can reach the stream (a 2024-11-05 stream's endpoint event). It
+// fails if another response is attached.
+func (s *stream) attach(w http.ResponseWriter, after int, replay, closeConn bool, first ...sse.Event) (detached <-chan struct{}, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.w != nil {
@@ -355,6 +357,9 @@ func (s *stream) attach(w http.ResponseWriter, after int, replay, closeConn bool
 	// Open without a priming event: the client already has an id.
 	s.priming = false
 	s.openLocked()
+	for _, e := range first {
+		s.writeLocked(e)
+	}
 	for i, data := range events {
 		if len(data) == 0 {
 			continue // a priming event
