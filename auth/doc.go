@@ -23,7 +23,8 @@
 //	two Authorization headers, "Bearer" with no   400     error="invalid_request", error_description=, resource_metadata=
 //	  token, token with forbidden characters
 //	bad, expired, not yet valid, wrong issuer,    401     error="invalid_token", error_description=, resource_metadata=, scope=
-//	  wrong audience, unknown key, alg none/HMAC
+//	  wrong audience, unknown key, alg none/HMAC,
+//	  a JWS "crit" header
 //	verifier unavailable (JWKS unreachable and    503     none; Retry-After: seconds
 //	  no cached key fits)
 //	valid token missing a required scope          403     error="insufficient_scope", error_description=, resource_metadata=, scope=<all scopes the request needs>

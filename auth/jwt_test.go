@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -317,5 +318,60 @@ func TestScopesFromClaims(t *testing.T) {
 		if joined := joinScopes(got); joined != tc.want {
 			t.Errorf("%v: scopes = %q, want %q", tc.claims, joined, tc.want)
 		}
+	}
+}
+
+// TestJWTVerifierRejectsCritHeader checks RFC 7515 section 4.1.11: the
+// verifier understands no JWS extension, so a token whose "crit" header
+// lists any must be refused even though its signature is good.
+func TestJWTVerifierRejectsCritHeader(t *testing.T) {
+	f := newFixture(t, nil)
+	v := newJWKSVerifier(t, f.jwks.URL, nil)
+	signWithHeader := func(extra map[string]any) string {
+		tok := jwt.NewWithClaims(jwt.SigningMethodRS256, validClaims("mcp:read"))
+		tok.Header["kid"] = "rsa1"
+		for name, value := range extra {
+			tok.Header[name] = value
+		}
+		s, err := tok.SignedString(f.keys.rsa)
+		if err != nil {
+			t.Fatalf("sign token: %v", err)
+		}
+		return s
+	}
+	for name, tok := range map[string]string{
+		"unknown extension":   signWithHeader(map[string]any{"crit": []string{"urn:x-unknown"}, "urn:x-unknown": true}),
+		"unencoded payload":   signWithHeader(map[string]any{"crit": []string{"b64"}, "b64": false}),
+		"empty critical list": signWithHeader(map[string]any{"crit": []string{}}),
+	} {
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_, err := v.Verify(ctx, tok)
+			var inv *InvalidTokenError
+			if !errors.As(err, &inv) || !errors.Is(err, ErrInvalidToken) {
+				t.Fatalf("err = %v, want an InvalidTokenError", err)
+			}
+			if !strings.Contains(inv.Description, "crit") {
+				t.Errorf("description %q does not name the crit header", inv.Description)
+			}
+
+			req := f.request(t, http.MethodGet, "/mcp", "")
+			req.Header.Set("Authorization", "Bearer "+tok)
+			resp, body := do(t, f.srv.Client(), req)
+			if resp.StatusCode != http.StatusUnauthorized {
+				t.Fatalf("status = %d, want 401; body %s", resp.StatusCode, body)
+			}
+			if ch := parseChallenge(t, resp.Header.Get("WWW-Authenticate")); ch["error"] != CodeInvalidToken {
+				t.Errorf("challenge error = %q, want %q", ch["error"], CodeInvalidToken)
+			}
+			if f.next.result().called {
+				t.Error("next handler ran for a token with a crit header")
+			}
+		})
+	}
+	// The same token without crit is fine, so the header alone decides.
+	if _, err := v.Verify(context.Background(), signWithHeader(nil)); err != nil {
+		t.Fatalf("token without crit: %v", err)
 	}
 }
