@@ -26,7 +26,8 @@
 //	  wrong audience, unknown key, alg none/HMAC,
 //	  a JWS "crit" header
 //	verifier unavailable (JWKS unreachable and    503     none; Retry-After: seconds
-//	  no cached key fits)
+//	  no cached key fits, or a key ID not cached
+//	  while its JWKS refresh is rate-limited)
 //	valid token missing a required scope          403     error="insufficient_scope", error_description=, resource_metadata=, scope=<all scopes the request needs>
 //	body to inspect larger than MaxBodyBytes      413     none
 //	CORS preflight (OPTIONS + Origin +            -       passed to the next handler without a token

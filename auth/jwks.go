@@ -94,6 +94,15 @@ func (s *jwksSource) key(ctx context.Context, t *jwt.Token) (any, error) {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return nil, Unavailable(0, fmt.Errorf("look up signing key: %w", ctxErr))
 		}
+		if !errors.Is(err, jwkset.ErrKeyNotFound) {
+			// jwkset reports ErrKeyNotFound once its lookup, refresh
+			// included, has run; the in-memory cache fails in no other
+			// way, so this is the rate limit on unknown-kid refreshes
+			// refusing the refresh. The key may have been rotated in
+			// since the last refresh: that is no proof the token is bad,
+			// and a 401 would make the client discard a good token.
+			return nil, Unavailable(s.retryAfter(), fmt.Errorf("look up signing key, JWKS refresh rate-limited: %w", err))
+		}
 		if !s.health.healthy() {
 			return nil, Unavailable(s.retryAfter(), fmt.Errorf("look up signing key, JWKS unreachable: %w", err))
 		}

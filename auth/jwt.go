@@ -93,7 +93,11 @@ type JWTOptions struct {
 
 	// RefreshRateLimit is the minimum time between two JWKS refreshes
 	// triggered by tokens whose key ID is not cached, so that forged key
-	// IDs cannot flood the authorization server. The zero value means
+	// IDs cannot flood the authorization server. Such a token that finds
+	// the refresh refused by this limit gets an error matching
+	// ErrUnavailable (503) with a retry hint of the time until the next
+	// refresh is allowed, not ErrInvalidToken, since its key may have been
+	// rotated in since the last refresh. The zero value means
 	// DefaultRefreshRateLimit.
 	RefreshRateLimit time.Duration
 
@@ -201,7 +205,9 @@ func (v *JWTVerifier) Close() error {
 // Verify checks token and returns the identity it carries. Errors match
 // ErrInvalidToken when the token is unacceptable and ErrUnavailable when the
 // signing key could not be obtained (the JWKS endpoint is unreachable and
-// no cached key fits) or ctx ended first.
+// no cached key fits, or the token's key ID is not cached and
+// RefreshRateLimit refuses the refresh that could find it) or ctx ended
+// first.
 func (v *JWTVerifier) Verify(ctx context.Context, token string) (*identity.Info, error) {
 	if v.ctx.Err() != nil {
 		return nil, Unavailable(0, ErrClosed)

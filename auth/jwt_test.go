@@ -65,8 +65,26 @@ func TestJWKSUnknownKIDRefreshIsRateLimited(t *testing.T) {
 	defer cancel()
 	for i := range 20 {
 		tok := sign(t, jwt.SigningMethodRS256, k.rsa, "forged-"+strconv.Itoa(i), validClaims("a"))
-		if _, err := v.Verify(ctx, tok); !errors.Is(err, ErrInvalidToken) {
-			t.Fatalf("forged kid %d: err = %v, want ErrInvalidToken", i, err)
+		_, err := v.Verify(ctx, tok)
+		if i == 0 {
+			// The first one refreshes the key set, which lacks its kid.
+			if !errors.Is(err, ErrInvalidToken) {
+				t.Fatalf("forged kid %d: err = %v, want ErrInvalidToken", i, err)
+			}
+			continue
+		}
+		// The others find the refresh refused by the rate limit. A kid
+		// not yet refreshed for may be a freshly rotated key, so the
+		// verifier cannot call the token invalid: it answers
+		// ErrUnavailable (503) with the time until the next refresh,
+		// rather than the 401 it used to give, which made clients
+		// discard good tokens.
+		var un *UnavailableError
+		if !errors.As(err, &un) || errors.Is(err, ErrInvalidToken) {
+			t.Fatalf("forged kid %d: err = %v, want ErrUnavailable", i, err)
+		}
+		if un.RetryAfter < time.Hour-time.Minute || un.RetryAfter > time.Hour {
+			t.Fatalf("forged kid %d: RetryAfter = %v, want about the hour of the rate limit", i, un.RetryAfter)
 		}
 	}
 	if got := jwks.hits.Load() - start; got != 1 {
@@ -373,5 +391,58 @@ func TestJWTVerifierRejectsCritHeader(t *testing.T) {
 	// The same token without crit is fine, so the header alone decides.
 	if _, err := v.Verify(context.Background(), signWithHeader(nil)); err != nil {
 		t.Fatalf("token without crit: %v", err)
+	}
+}
+
+// TestJWKSForgedKIDDoesNotStarveRotation checks that a token with a forged
+// kid, which uses up the unknown-kid refresh, does not make the verifier
+// call a legitimate token signed with a freshly rotated key invalid: the
+// refresh it would need is refused by the rate limit, so the verifier cannot
+// decide and answers 503 with a retry hint instead of 401.
+func TestJWKSForgedKIDDoesNotStarveRotation(t *testing.T) {
+	k := sharedKeys()
+	jwks := newJWKSServer(t, jwkRSA("old", &k.rsa.PublicKey))
+	v := newJWKSVerifier(t, jwks.URL, nil) // DefaultRefreshRateLimit
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+
+	// The forged kid refreshes the key set, which still lacks it: invalid.
+	forged := sign(t, jwt.SigningMethodRS256, k.rsaOther, "forged", validClaims("mcp:read"))
+	if _, err := v.Verify(ctx, forged); !errors.Is(err, ErrInvalidToken) || errors.Is(err, ErrUnavailable) {
+		t.Fatalf("forged kid: err = %v, want ErrInvalidToken", err)
+	}
+
+	// The authorization server rotates in a new key right after.
+	jwks.set(jwkRSA("old", &k.rsa.PublicKey), jwkEC("new", &k.ec.PublicKey))
+	hits := jwks.hits.Load()
+	good := sign(t, jwt.SigningMethodES256, k.ec, "new", validClaims("mcp:read"))
+	_, err := v.Verify(ctx, good)
+	var un *UnavailableError
+	if !errors.As(err, &un) || !errors.Is(err, ErrUnavailable) || errors.Is(err, ErrInvalidToken) {
+		t.Fatalf("rotated kid within the rate limit: err = %v, want ErrUnavailable", err)
+	}
+	if un.RetryAfter < time.Second || un.RetryAfter > DefaultRefreshRateLimit {
+		t.Errorf("RetryAfter = %v, want the time until the next refresh (at most %v)", un.RetryAfter, DefaultRefreshRateLimit)
+	}
+	if got := jwks.hits.Load(); got != hits {
+		t.Errorf("the rate limit let %d JWKS fetches through", got-hits)
+	}
+
+	// Through the middleware: 503 with Retry-After, not a 401 that makes
+	// the client throw the good token away.
+	srv := httptest.NewServer(RequireBearer(v, defaultOptions(slog.New(slog.DiscardHandler)))(&recordingHandler{}))
+	defer srv.Close()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
+	req.Header.Set("Authorization", "Bearer "+good)
+	resp, body := do(t, srv.Client(), req)
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("status = %d, want 503; body %s", resp.StatusCode, body)
+	}
+	retry, err := strconv.Atoi(resp.Header.Get("Retry-After"))
+	if err != nil || retry < 1 || time.Duration(retry)*time.Second > DefaultRefreshRateLimit {
+		t.Errorf("Retry-After = %q, want 1 to %d seconds", resp.Header.Get("Retry-After"), int(DefaultRefreshRateLimit/time.Second))
+	}
+	if h := resp.Header.Get("WWW-Authenticate"); h != "" {
+		t.Errorf("WWW-Authenticate = %q on a 503", h)
 	}
 }
