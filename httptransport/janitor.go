@@ -2,6 +2,7 @@ package httptransport
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -38,18 +39,43 @@ func (h *Handler) startJanitor() {
 
 // expire ends the sessions idle for longer than the idle timeout: nothing
 // in flight, no stream attached, no request for that long.
+//
+// With a store other instances may share (Options.Sessions), this
+// instance's idleness says nothing of the others': an idle session is
+// only dropped here, and its record expires in the store by the idle
+// timeout it was last touched with (its events are forgotten once it
+// has). A session in use here keeps its record alive, so a long call or
+// a held GET stream does not lose it; one whose record is gone (deleted
+// elsewhere) ends here too.
 func (h *Handler) expire(now time.Time) {
 	h.mu.Lock()
-	var idle []*liveSession
+	var idle, inUse []*liveSession
 	for _, ls := range h.live {
-		if ls.idle(now, h.cfg.idleTimeout) {
+		switch shared := h.cfg.sharedSessions && !ls.sess.Legacy; {
+		case ls.idle(now, h.cfg.idleTimeout):
 			idle = append(idle, ls)
+		case shared && ls.inUse():
+			inUse = append(inUse, ls)
 		}
 	}
 	h.mu.Unlock()
+	ctx := context.WithoutCancel(h.ctx)
 	for _, ls := range idle {
 		h.cfg.logger.Debug("mcp: session expired", "session", ls.id)
-		ls.end(context.Background(), true)
+		if !h.cfg.sharedSessions || ls.sess.Legacy {
+			ls.end(ctx, true)
+			continue
+		}
+		ls.end(ctx, false)
+		if _, err := h.sessions.Get(ctx, ls.id); errors.Is(err, ErrNoSession) && h.cfg.events != nil {
+			_ = h.cfg.events.SessionClosed(ctx, ls.id)
+		}
+	}
+	for _, ls := range inUse {
+		if err := h.sessions.Touch(ctx, ls.id, h.cfg.idleTimeout); errors.Is(err, ErrNoSession) {
+			h.cfg.logger.Debug("mcp: session ended elsewhere", "session", ls.id)
+			ls.end(ctx, false)
+		}
 	}
 	if m, ok := h.sessions.(*MemorySessionStore); ok {
 		m.Sweep()

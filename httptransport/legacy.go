@@ -102,7 +102,7 @@ func (h *Handler) serveLegacyPost(w http.ResponseWriter, r *http.Request) {
 		writeRefusal(w, id, rpcRefusal(err))
 		return
 	}
-	ls.touch(r.Context())
+	_ = ls.touch(r.Context())
 	switch {
 	case m.IsResponse():
 		ls.deliverReply(m)

@@ -48,7 +48,9 @@ func (h *Handler) newLiveSession(sess *Session, owner string) *liveSession {
 	}
 	ls.ctx, ls.stop = context.WithCancel(h.ctx)
 	st := h.newStream(nil, acceptance{sse: true}, false)
-	st.standalone, st.sess, st.id = true, ls, "0"
+	// Its id carries the instance's tag like call streams' ids, so event
+	// ids stay unique in a session served by several instances (digest 1.6).
+	st.standalone, st.sess, st.id = true, ls, h.tag+"0"
 	ls.standalone = st
 	return ls
 }
@@ -193,14 +195,35 @@ func (ls *liveSession) cancelCall(requestID jsonrpc.ID) {
 	}
 }
 
-// touch records activity and extends the stored record's life.
-func (ls *liveSession) touch(ctx context.Context) {
+// touch records activity and extends the stored record's life. With a
+// store other instances may share (Options.Sessions) it reports
+// ErrNoSession when the record is gone: the session was deleted, or
+// expired, elsewhere (digest 1.8: 404 from then on, on every instance).
+// A 2024-11-05 session lives on its own instance and never reports it.
+func (ls *liveSession) touch(ctx context.Context) error {
 	ls.mu.Lock()
 	ls.lastUsed = time.Now()
 	ls.mu.Unlock()
-	if ls.h.cfg.idleTimeout > 0 {
-		_ = ls.h.sessions.Touch(ctx, ls.id, ls.h.cfg.idleTimeout)
+	shared := ls.h.cfg.sharedSessions && !ls.sess.Legacy
+	var err error
+	switch {
+	case ls.h.cfg.idleTimeout > 0:
+		err = ls.h.sessions.Touch(ctx, ls.id, ls.h.cfg.idleTimeout)
+	case shared:
+		_, err = ls.h.sessions.Get(ctx, ls.id)
 	}
+	if !shared {
+		return nil
+	}
+	return err
+}
+
+// inUse reports whether the session has a call in flight or a stream
+// attached.
+func (ls *liveSession) inUse() bool {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	return ls.active > 0
 }
 
 // save stores the engine's state if it changed.

@@ -30,13 +30,18 @@ type Options struct {
 	// no Mcp-Session-Id and every request is served on its own, so any
 	// instance behind a load balancer can answer any request. The GET
 	// stream, DELETE, resumability and server-to-client requests need
-	// sessions and are unavailable. 2026-07-28 requests are always
-	// stateless whatever this says.
+	// sessions and are unavailable. An Mcp-Session-Id on a POST is
+	// ignored, and a call ends when its POST does (no session could cancel
+	// or resume it). 2026-07-28 requests are always stateless whatever
+	// this says.
 	Stateless bool
 
 	// Sessions stores 2025-era and 2024-11-05 sessions. Nil means an
 	// in-memory store owned by the handler; pass a shared store to let a
-	// session be served by any instance.
+	// session be served by any instance. A store passed here is taken as
+	// shared: each request checks the session's record, so one deleted or
+	// expired on another instance ends here too (404), and an idle session
+	// is only dropped from this instance, its record left to expire.
 	Sessions SessionStore
 
 	// SessionIdleTimeout ends a session that has had no request and no
@@ -109,6 +114,7 @@ type config struct {
 	anyOrigin        bool
 	allowedHosts     map[string]bool
 	stateless        bool
+	sharedSessions   bool // Options.Sessions set: other instances may share it
 	idleTimeout      time.Duration
 	events           EventStore
 	retry            time.Duration
@@ -127,6 +133,7 @@ func newConfig(o *Options) config {
 	c := config{
 		maxBody:          orDefault(o.MaxBodyBytes, 4<<20),
 		stateless:        o.Stateless,
+		sharedSessions:   o.Sessions != nil,
 		idleTimeout:      orDefault(o.SessionIdleTimeout, 10*time.Minute),
 		events:           o.Events,
 		retry:            o.RetryInterval,

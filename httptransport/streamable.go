@@ -3,6 +3,7 @@ package httptransport
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"slices"
 	"sync"
@@ -22,10 +23,15 @@ func (h *Handler) serveStreamablePost(w http.ResponseWriter, r *http.Request, re
 			return
 		}
 	}
-	sid, herr := sessionIDHeader(r)
-	if herr != nil {
-		writeRefusal(w, noID, herr)
-		return
+	// With Options.Stateless an Mcp-Session-Id (from an earlier deployment,
+	// or a client that kept one) is ignored, as no session is ever minted.
+	var sid string
+	if !h.cfg.stateless {
+		var herr *httpError
+		if sid, herr = sessionIDHeader(r); herr != nil {
+			writeRefusal(w, noID, herr)
+			return
+		}
 	}
 	header := r.Header.Get("Mcp-Protocol-Version")
 	if served := h.versions(h.engine.Describe(r.Context())); header != "" && !slices.Contains(served, header) {
@@ -59,7 +65,7 @@ func (h *Handler) serveStreamablePost(w http.ResponseWriter, r *http.Request, re
 		h.serveMessages(w, r, nil, version, req, accept)
 		return
 	}
-	ls, herr := h.lookup(r, sid)
+	ls, herr := h.lookup(r, sid) // records the activity
 	if herr != nil {
 		writeRefusal(w, first.ID, herr)
 		return
@@ -71,7 +77,6 @@ func (h *Handler) serveStreamablePost(w http.ResponseWriter, r *http.Request, re
 		writeRefusal(w, noID, errBatchNotAllowed)
 		return
 	}
-	ls.touch(r.Context())
 	h.serveMessages(w, r, ls, ls.sess.Version, req, accept)
 }
 
@@ -101,6 +106,13 @@ func (h *Handler) lookup(r *http.Request, sid string) (*liveSession, *httpError)
 		if ls.owner != owner || ls.sess.Legacy {
 			return nil, errSessionNotFound
 		}
+		if err := ls.touch(r.Context()); errors.Is(err, ErrNoSession) {
+			// Deleted or expired on another instance sharing the store.
+			ls.end(context.WithoutCancel(r.Context()), false)
+			return nil, errSessionNotFound
+		} else if err != nil {
+			h.cfg.logger.Warn("mcp: checking the session in the store failed", "session", sid, "error", err)
+		}
 		return ls, nil
 	}
 	rec, err := h.sessions.Get(r.Context(), sid)
@@ -112,6 +124,7 @@ func (h *Handler) lookup(r *http.Request, sid string) (*liveSession, *httpError)
 	if err != nil {
 		return nil, errSessionNotFound
 	}
+	_ = ls.touch(r.Context()) // the record was just read
 	return ls, nil
 }
 
@@ -266,10 +279,13 @@ func (h *Handler) notify(ctx context.Context, ls *liveSession, m *jsonrpc.Messag
 	h.engine.Notify(ctx, sess, m)
 }
 
-// runCall serves one 2025-era request on st. The engine runs on a context
-// detached from the HTTP request: a dropped connection does not cancel a
-// 2025-era call (digest 1.3); notifications/cancelled and the end of the
-// session do. The POST waits for the response, or for the client to leave.
+// runCall serves one 2025-era request on st. In a session the engine runs
+// on a context detached from the HTTP request: a dropped connection does
+// not cancel a 2025-era call (digest 1.3); notifications/cancelled and the
+// end of the session do. A stateless call (Options.Stateless) has no
+// session to carry notifications/cancelled or a resumed stream, so its
+// dropped POST cancels it. The POST waits for the response, or for the
+// client to leave.
 func (h *Handler) runCall(w http.ResponseWriter, r *http.Request, ls *liveSession, version string, m *jsonrpc.Message, st *stream) {
 	done := h.startCall(r, ls, version, m, st)
 	if done == nil {
@@ -285,11 +301,15 @@ func (h *Handler) runCall(w http.ResponseWriter, r *http.Request, ls *liveSessio
 // startCall starts the engine on a call and returns a channel closed when
 // the call's stream ends, or nil if the call was refused (already answered).
 func (h *Handler) startCall(r *http.Request, ls *liveSession, version string, m *jsonrpc.Message, st *stream) <-chan struct{} {
-	parent := h.ctx
+	parent, base := h.ctx, r.Context()
 	if ls != nil {
-		parent = ls.ctx
+		// A session call outlives its POST (digest 1.3): the client may
+		// resume its stream, or cancel it with notifications/cancelled.
+		parent, base = ls.ctx, context.WithoutCancel(base)
 	}
-	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
+	// Without a session (Options.Stateless) neither is possible: the call
+	// ends with its POST, as a 2026-07-28 call does.
+	ctx, cancel := context.WithCancel(base)
 	stop := context.AfterFunc(parent, cancel)
 	call := &Call{Request: m, Version: version, Header: r.Header.Clone(), out: st, ctx: ctx, cancel: cancel}
 	if ls != nil {
@@ -397,6 +417,11 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
+	if h.cfg.stateless {
+		w.Header().Set("Allow", "POST")
+		writeRefusal(w, noID, errSessionsOff)
+		return
+	}
 	if !parseAccept(r).sse {
 		writeRefusal(w, noID, errNotAcceptableSSE)
 		return
@@ -431,7 +456,7 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 	if st.standalone {
 		st.startTimer()
 	}
-	h.hold(w, r, ls, st, detached, func() { ls.touch(context.WithoutCancel(r.Context())) })
+	h.hold(w, r, ls, st, detached, func() { _ = ls.touch(context.WithoutCancel(r.Context())) })
 }
 
 // hold keeps a GET attached to st until the client leaves, the stream or
@@ -473,11 +498,11 @@ func (h *Handler) serveDelete(w http.ResponseWriter, r *http.Request) {
 		writeRefusal(w, noID, herr)
 		return
 	}
-	if sid == "" {
-		if h.cfg.stateless {
-			writeRefusal(w, noID, errSessionsOff)
-			return
-		}
+	switch {
+	case h.cfg.stateless:
+		writeRefusal(w, noID, errSessionsOff)
+		return
+	case sid == "":
 		writeRefusal(w, noID, errSessionMissing)
 		return
 	}

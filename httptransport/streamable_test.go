@@ -352,6 +352,45 @@ func TestStatelessLegacy(t *testing.T) {
 	if resp, body := s.do("GET", h, ""); resp.StatusCode != http.StatusMethodNotAllowed || strings.Contains(body, "event: endpoint") {
 		t.Errorf("stateless GET: %d %s", resp.StatusCode, body)
 	}
+	// A session id (one a client kept from a stateful deployment) is
+	// ignored on POST; GET and DELETE still have no session to act on.
+	h = sessionHeaders("KEPT-FROM-BEFORE", Version20251125)
+	if resp, body := s.do("POST", h, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"y"}}}`); resp.StatusCode != 200 || !strings.Contains(body, `"text":"y"`) {
+		t.Errorf("POST with a session id: %d %s", resp.StatusCode, body)
+	}
+	for _, method := range []string{"GET", "DELETE"} {
+		h.Set("Accept", "text/event-stream")
+		if resp, _ := s.do(method, h, ""); resp.StatusCode != http.StatusMethodNotAllowed {
+			t.Errorf("%s with a session id: %d", method, resp.StatusCode)
+		}
+	}
+}
+
+// TestStatelessAbortCancels: a stateless 2025-era call has no session to
+// cancel it through, so dropping its POST cancels it.
+func TestStatelessAbortCancels(t *testing.T) {
+	s := newServer(t, &Options{Stateless: true})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		req, _ := http.NewRequestWithContext(ctx, "POST", s.url, strings.NewReader(`{"jsonrpc":"2.0","id":"x1","method":"tools/call","params":{"name":"slow","arguments":{"text":"st"}}}`))
+		req.Header = sessionHeaders("", Version20251125)
+		if resp, err := s.client.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	if got := <-s.engine.started; got != "st" {
+		t.Fatalf("started %q", got)
+	}
+	cancel()
+	select {
+	case got := <-s.engine.cancelled:
+		if got != "st" {
+			t.Errorf("cancelled %q", got)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the stateless call still runs 5s after its POST was dropped")
+	}
 }
 
 // TestSessionExpiry: an idle session is ended, and its id then gets 404.

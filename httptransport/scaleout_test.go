@@ -1,0 +1,174 @@
+package httptransport
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// pair starts two instances sharing one SessionStore (and opts' other
+// settings), as behind a load balancer.
+func pair(t *testing.T, opts Options) (a, b *server) {
+	t.Helper()
+	opts.Sessions = NewMemorySessionStore()
+	oa, ob := opts, opts
+	return startServer(t, newTestEngine(), &oa, nil, false), startServer(t, newTestEngine(), &ob, nil, false)
+}
+
+const listTools = `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+
+// TestSharedStoreDelete: a DELETE on one instance ends the session on
+// every instance sharing the store (digest 1.8: 404 from then on), and
+// the other instance's GET stream ends with it.
+func TestSharedStoreDelete(t *testing.T) {
+	a, b := pair(t, Options{SessionIdleTimeout: 100 * time.Millisecond})
+	sid := a.initialize(Version20251125)
+	if resp, body := b.do("POST", sessionHeaders(sid, Version20251125), listTools); resp.StatusCode != 200 {
+		t.Fatalf("B serves the session: %d %s", resp.StatusCode, body)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	h := sessionHeaders(sid, Version20251125)
+	h.Set("Accept", "text/event-stream")
+	get := b.open(ctx, "GET", h, "")
+	if get.StatusCode != 200 {
+		t.Fatalf("GET on B: %d", get.StatusCode)
+	}
+	if resp, _ := a.do("DELETE", sessionHeaders(sid, Version20251125), ""); resp.StatusCode != 200 {
+		t.Fatalf("DELETE on A: %d", resp.StatusCode)
+	}
+	if resp, body := b.do("POST", sessionHeaders(sid, Version20251125), listTools); resp.StatusCode != 404 {
+		t.Errorf("B after DELETE on A: %d %s", resp.StatusCode, body)
+	}
+	// B's GET stream ends (at the latest on B's next janitor round).
+	r := newSSEReader(t, get.Body)
+	for {
+		e, err := r.r.Next()
+		if err != nil {
+			if ctx.Err() != nil {
+				t.Fatal("B's GET stream outlived the session")
+			}
+			break
+		}
+		_ = e // keep-alive comments until then
+	}
+}
+
+// TestSharedStoreIdleElsewhere: an instance where a session is idle does
+// not end it while another instance serves it: the record stays, and the
+// first instance serves the session again when a request comes back.
+func TestSharedStoreIdleElsewhere(t *testing.T) {
+	a, b := pair(t, Options{SessionIdleTimeout: 150 * time.Millisecond})
+	sid := a.initialize(Version20251125)
+	for end := time.Now().Add(600 * time.Millisecond); time.Now().Before(end); time.Sleep(30 * time.Millisecond) {
+		if resp, body := b.do("POST", sessionHeaders(sid, Version20251125), listTools); resp.StatusCode != 200 {
+			t.Fatalf("B: %d %s", resp.StatusCode, body)
+		}
+	}
+	if resp, body := a.do("POST", sessionHeaders(sid, Version20251125), listTools); resp.StatusCode != 200 {
+		t.Errorf("A after the session was busy on B only: %d %s", resp.StatusCode, body)
+	}
+}
+
+// TestSharedStoreHeldStream: a session whose only activity is a GET
+// stream held on one instance keeps its record, so the other instance
+// still serves it after several idle timeouts; once nothing holds it, it
+// expires everywhere and its events are forgotten.
+func TestSharedStoreHeldStream(t *testing.T) {
+	events := NewMemoryEventStore(nil)
+	a, b := pair(t, Options{SessionIdleTimeout: 100 * time.Millisecond, Events: events})
+	sid := a.initialize(Version20251125)
+	ctx, cancel := context.WithCancel(context.Background())
+	h := sessionHeaders(sid, Version20251125)
+	h.Set("Accept", "text/event-stream")
+	get := a.open(ctx, "GET", h, "")
+	if get.StatusCode != 200 {
+		t.Fatalf("GET on A: %d", get.StatusCode)
+	}
+	r := newSSEReader(t, get.Body)
+	a.engine.broadcast() // an event stored for the session
+	if e := r.next(); e.ID == "" {
+		t.Fatalf("stored event without id: %+v", e)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if resp, body := b.do("POST", sessionHeaders(sid, Version20251125), listTools); resp.StatusCode != 200 {
+		t.Fatalf("B while A holds the GET stream: %d %s", resp.StatusCode, body)
+	}
+	cancel()
+	get.Body.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		resp, _ := a.do("POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
+		if resp.StatusCode == 404 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the session never expired once nothing held it")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if resp, _ := b.do("POST", sessionHeaders(sid, Version20251125), listTools); resp.StatusCode != 404 {
+		t.Errorf("B after expiry: %d", resp.StatusCode)
+	}
+	for time.Now().Before(deadline) {
+		if _, err := events.After(context.Background(), sid, a.h.tag+"0", 0); errors.Is(err, ErrEventsGone) {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Error("the expired session's events were never forgotten")
+}
+
+// TestSharedStoreEventIDs: the GET streams of one session on two
+// instances sharing an EventStore never use the same event id (digest
+// 1.6), and each instance resumes its own.
+func TestSharedStoreEventIDs(t *testing.T) {
+	events := NewMemoryEventStore(nil)
+	a, b := pair(t, Options{Events: events})
+	sid := a.initialize(Version20251125)
+	seen := map[string]string{}
+	for name, s := range map[string]*server{"A": a, "B": b} {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		h := sessionHeaders(sid, Version20251125)
+		h.Set("Accept", "text/event-stream")
+		resp := s.open(ctx, "GET", h, "")
+		if resp.StatusCode != 200 {
+			t.Fatalf("GET on %s: %d", name, resp.StatusCode)
+		}
+		r := newSSEReader(t, resp.Body)
+		s.engine.broadcast()
+		e := r.next()
+		if other, dup := seen[e.ID]; dup || !strings.HasPrefix(e.ID, s.h.tag) {
+			t.Errorf("%s's event id %q (also used by %q; tag %q)", name, e.ID, other, s.h.tag)
+		}
+		seen[e.ID] = name
+		cancel()
+		resp.Body.Close()
+	}
+	// Resuming names the stream and so the instance that holds it.
+	for id, name := range seen {
+		s := map[string]*server{"A": a, "B": b}[name]
+		h := sessionHeaders(sid, Version20251125)
+		h.Set("Accept", "text/event-stream")
+		h.Set("Last-Event-ID", id)
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			resp := s.open(ctx, "GET", h, "")
+			code := resp.StatusCode
+			cancel()
+			resp.Body.Close()
+			if code == 200 {
+				break
+			}
+			if code != http.StatusConflict || time.Now().After(deadline) {
+				t.Errorf("resuming %s on %s: %d", id, name, code)
+				break
+			}
+			time.Sleep(20 * time.Millisecond) // the dropped GET is still being let go
+		}
+	}
+}
