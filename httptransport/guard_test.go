@@ -92,6 +92,21 @@ func TestDNSRebinding(t *testing.T) {
 	if resp.StatusCode != 200 || resp.Header.Get("Access-Control-Allow-Origin") != "https://app.example" {
 		t.Errorf("allowed host and origin: %d %v", resp.StatusCode, resp.Header)
 	}
+	// "*" allows every origin and, as documented, every Host too (a
+	// loopback listener behind a proxy that passes the public Host).
+	s3 := newServer(t, &Options{AllowedOrigins: []string{"*"}})
+	req, _ = http.NewRequest("POST", s3.url, strings.NewReader(valid))
+	req.Header = modernHeaders("server/discover")
+	req.Host = "public.example"
+	req.Header.Set("Origin", "https://anywhere.example")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf(`AllowedOrigins "*" with another Host: %d`, resp.StatusCode)
+	}
 }
 
 // TestPreflight: CORS preflights allow every MCP header, Mcp-Param-*

@@ -17,7 +17,9 @@ type Options struct {
 	// may call the endpoint. A request whose Origin header is present and
 	// not allowed gets 403. Zero means: origins on localhost, 127.0.0.1
 	// and [::1], and the request's own origin (same Host), are allowed. An
-	// entry "*" allows every origin (only behind other protection).
+	// entry "*" allows every origin and also turns off the Host check of
+	// AllowedHosts (any site may call then, so rebinding gains nothing);
+	// use it only behind other protection.
 	AllowedOrigins []string
 
 	// AllowedHosts lists extra Host header values (host or host:port) that
