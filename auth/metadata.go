@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"path"
 	"slices"
 	"strings"
 )
@@ -203,10 +204,17 @@ func newMetadataHandler(md *ProtectedResourceMetadata) (http.Handler, error) {
 // Mount validates md and registers MetadataHandler(md) on mux at the
 // path-aware well-known path of md.Resource and, when that differs, at the
 // root path WellKnownPrefix, so that clients of every MCP revision find it.
+// The path-aware path is registered with the percent-encoding of the
+// resource path, so it answers at exactly the URL MetadataURL returns.
 // When one mux serves several resources, Mount the main one and register
 // the others with mux.Handle(WellKnownPath(...), MetadataHandler(...)),
-// since the root path can hold only one document. Like mux.Handle, Mount
-// panics if a path is already registered.
+// since the root path can hold only one document.
+//
+// Mount never panics. It returns an error when md is invalid, when the
+// resource path is not clean (ServeMux would redirect the metadata URL
+// elsewhere) and when mux refuses a path, for example because it is
+// already registered; in that last case a path registered before the
+// refused one stays registered.
 func Mount(mux *http.ServeMux, md *ProtectedResourceMetadata) error {
 	h, err := newMetadataHandler(md)
 	if err != nil {
@@ -216,12 +224,15 @@ func Mount(mux *http.ServeMux, md *ProtectedResourceMetadata) error {
 	if err != nil {
 		return err
 	}
-	p := u.Path
+	// ServeMux matches the escaped request path segment by segment and
+	// unescapes each pattern segment, so the pattern must keep the
+	// resource's escaping: "a%2Fb" is one segment, "a/b" two.
+	p := u.EscapedPath()
 	if p == "/" {
 		p = ""
 	}
-	if strings.ContainsAny(p, "{}") {
-		return fmt.Errorf("auth: resource path %q cannot be a ServeMux pattern", p)
+	if p != "" && p != cleanPath(p) {
+		return fmt.Errorf("auth: mount metadata: resource path %q is not clean, so ServeMux would never serve it", p)
 	}
 	pattern := WellKnownPrefix + p
 	if strings.HasSuffix(pattern, "/") {
@@ -231,8 +242,44 @@ func Mount(mux *http.ServeMux, md *ProtectedResourceMetadata) error {
 	if pattern != WellKnownPrefix {
 		patterns = append(patterns, WellKnownPrefix)
 	}
-	for _, p := range slices.Compact(patterns) {
-		mux.Handle(p, h)
+	patterns = slices.Compact(patterns)
+	// A scratch mux first, so that a pattern ServeMux cannot parse leaves
+	// mux untouched.
+	for _, m := range []*http.ServeMux{http.NewServeMux(), mux} {
+		for _, p := range patterns {
+			if err := handle(m, p, h); err != nil {
+				return err
+			}
+		}
 	}
+	return nil
+}
+
+// cleanPath is p as ServeMux cleans request paths: path.Clean, keeping a
+// trailing slash.
+func cleanPath(p string) string {
+	c := path.Clean(p)
+	if strings.HasSuffix(p, "/") && c != "/" {
+		c += "/"
+	}
+	return c
+}
+
+// handle registers h on mux at pattern and returns the error for which
+// ServeMux.Handle panics: a pattern it cannot parse or one that conflicts
+// with a registered pattern.
+func handle(mux *http.ServeMux, pattern string, h http.Handler) (err error) {
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		if e, ok := r.(error); ok {
+			err = fmt.Errorf("auth: mount metadata at %q: %w", pattern, e)
+		} else {
+			err = fmt.Errorf("auth: mount metadata at %q: %v", pattern, r)
+		}
+	}()
+	mux.Handle(pattern, h)
 	return nil
 }

@@ -187,3 +187,76 @@ func TestMount(t *testing.T) {
 		t.Error("Mount accepted invalid metadata")
 	}
 }
+
+// mountNoPanic calls Mount and turns a panic into a test failure.
+func mountNoPanic(t *testing.T, mux *http.ServeMux, md *ProtectedResourceMetadata) (err error) {
+	t.Helper()
+	defer func() {
+		if r := recover(); r != nil {
+			t.Fatalf("Mount(%q) panicked: %v", md.Resource, r)
+		}
+	}()
+	return Mount(mux, md)
+}
+
+// TestMountEscapedResourcePath checks that Mount serves the metadata at
+// exactly the URL MetadataURL advertises when the resource path holds
+// percent-encoded bytes: an escaped slash must stay one path segment, and
+// an escaped space must not break the ServeMux pattern.
+func TestMountEscapedResourcePath(t *testing.T) {
+	for _, resource := range []string{
+		"https://mcp.example.com/a%2Fb",
+		"https://mcp.example.com/my%20mcp",
+		"https://mcp.example.com/mcp",
+	} {
+		t.Run(resource, func(t *testing.T) {
+			md := testMetadata()
+			md.Resource = resource
+			mux := http.NewServeMux()
+			if err := mountNoPanic(t, mux, md); err != nil {
+				t.Fatalf("Mount: %v", err)
+			}
+			srv := httptest.NewServer(mux)
+			defer srv.Close()
+
+			advertised, err := MetadataURL(resource)
+			if err != nil {
+				t.Fatal(err)
+			}
+			target := srv.URL + strings.TrimPrefix(advertised, "https://mcp.example.com")
+			for _, u := range []string{target, srv.URL + WellKnownPrefix} {
+				req, _ := http.NewRequest(http.MethodGet, u, nil)
+				resp, body := do(t, srv.Client(), req)
+				var doc ProtectedResourceMetadata
+				if resp.StatusCode != http.StatusOK || json.Unmarshal(body, &doc) != nil || doc.Resource != resource {
+					t.Errorf("GET %s: status %d, body %s", u, resp.StatusCode, body)
+				}
+			}
+		})
+	}
+}
+
+// TestMountReturnsErrorsInsteadOfPanicking checks that a path ServeMux
+// cannot register, or would never serve, comes back from Mount as an error.
+func TestMountReturnsErrorsInsteadOfPanicking(t *testing.T) {
+	// An unclean path gives a pattern ServeMux never matches, since it
+	// cleans request paths first; nothing is registered then.
+	md := testMetadata()
+	md.Resource = "https://mcp.example.com/a/../mcp"
+	mux := http.NewServeMux()
+	if err := mountNoPanic(t, mux, md); err == nil {
+		t.Error("Mount accepted a resource path ServeMux would never serve")
+	}
+	if _, pattern := mux.Handler(httptest.NewRequest(http.MethodGet, WellKnownPrefix, nil)); pattern != "" {
+		t.Errorf("a failed Mount registered %q", pattern)
+	}
+
+	// A path already registered is an error, not ServeMux's panic.
+	mux = http.NewServeMux()
+	if err := mountNoPanic(t, mux, testMetadata()); err != nil {
+		t.Fatalf("first Mount: %v", err)
+	}
+	if err := mountNoPanic(t, mux, testMetadata()); err == nil {
+		t.Error("second Mount of the same paths succeeded")
+	}
+}
