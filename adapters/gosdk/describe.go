@@ -48,7 +48,19 @@ func (e *Engine) invalidate() {
 	e.descMu.Unlock()
 }
 
-// startWatcherLocked connects a session that sees tool-list changes.
+// ensureWatcher starts the watcher if need be, and reports whether it runs.
+func (e *Engine) ensureWatcher() bool {
+	e.descMu.Lock()
+	defer e.descMu.Unlock()
+	if e.watcher == nil && e.ctx.Err() == nil {
+		e.startWatcherLocked()
+	}
+	return e.watcher != nil && e.ctx.Err() == nil
+}
+
+// startWatcherLocked connects a session that sees list changes: tools for
+// the description and the capabilities, prompts and resources for the
+// capabilities.
 func (e *Engine) startWatcherLocked() {
 	state := &mcp.ServerSessionState{
 		InitializeParams:          &mcp.InitializeParams{ProtocolVersion: httptransport.Version20251125, Capabilities: &mcp.ClientCapabilities{}},
@@ -56,8 +68,12 @@ func (e *Engine) startWatcherLocked() {
 		NegotiatedProtocolVersion: httptransport.Version20251125,
 	}
 	conn := newControlConn(e.ctx, "", senderFunc(func(m *jsonrpc.Message) {
-		if m.Method == "notifications/tools/list_changed" {
+		switch m.Method {
+		case "notifications/tools/list_changed":
 			e.invalidate()
+			e.caps.invalidate() // the last tool gone, or the first added
+		case "notifications/prompts/list_changed", "notifications/resources/list_changed":
+			e.caps.invalidate()
 		}
 	}))
 	conn.answerPings = true // with ServerOptions.KeepAlive the SDK pings it too
@@ -76,40 +92,21 @@ func (f senderFunc) Send(_ context.Context, m *jsonrpc.Message) error {
 	return nil
 }
 
-// listTools lists every tool through a one-request connection.
+// listTools lists every tool through one-request connections.
 func (e *Engine) listTools(ctx context.Context) ([]*mcp.Tool, error) {
 	var all []*mcp.Tool
 	cursor := ""
 	for {
-		params := map[string]any{"_meta": map[string]any{
-			"io.modelcontextprotocol/protocolVersion":    httptransport.Version20260728,
-			"io.modelcontextprotocol/clientCapabilities": map[string]any{},
-		}}
+		params := map[string]any{"_meta": modernMeta()}
 		if cursor != "" {
 			params["cursor"] = cursor
 		}
-		raw, _ := json.Marshal(params)
-		req := &gojsonrpc.Request{Method: "tools/list", Params: raw}
-		req.ID, _ = gojsonrpc.MakeID(float64(1))
-		conn := &oneShot{req: req, done: make(chan *gojsonrpc.Response, 1)}
-		ss, err := e.server.Connect(ctx, conn, nil)
+		raw, err := e.request(ctx, "tools/list", params)
 		if err != nil {
 			return nil, err
 		}
-		var resp *gojsonrpc.Response
-		select {
-		case resp = <-conn.done:
-		case <-ctx.Done():
-		}
-		_ = ss.Close()
-		if resp == nil {
-			return nil, ctx.Err()
-		}
-		if resp.Error != nil {
-			return nil, resp.Error
-		}
 		var res mcp.ListToolsResult
-		if err := json.Unmarshal(resp.Result, &res); err != nil {
+		if err := json.Unmarshal(raw, &res); err != nil {
 			return nil, err
 		}
 		all = append(all, res.Tools...)
@@ -118,6 +115,43 @@ func (e *Engine) listTools(ctx context.Context) ([]*mcp.Tool, error) {
 		}
 		cursor = res.NextCursor
 	}
+}
+
+// modernMeta is the _meta of the engine's own 2026-07-28 requests.
+func modernMeta() map[string]any {
+	return map[string]any{
+		"io.modelcontextprotocol/protocolVersion":    httptransport.Version20260728,
+		"io.modelcontextprotocol/clientCapabilities": map[string]any{},
+	}
+}
+
+// request sends the server one request on a connection of its own and
+// returns the result.
+func (e *Engine) request(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return nil, err
+	}
+	req := &gojsonrpc.Request{Method: method, Params: raw}
+	req.ID, _ = gojsonrpc.MakeID(float64(1))
+	conn := &oneShot{req: req, done: make(chan *gojsonrpc.Response, 1)}
+	ss, err := e.server.Connect(ctx, conn, nil)
+	if err != nil {
+		return nil, err
+	}
+	var resp *gojsonrpc.Response
+	select {
+	case resp = <-conn.done:
+	case <-ctx.Done():
+	}
+	_ = ss.Close()
+	if resp == nil {
+		return nil, ctx.Err()
+	}
+	if resp.Error != nil {
+		return nil, resp.Error
+	}
+	return resp.Result, nil
 }
 
 // headerParams finds the properties annotated with x-mcp-header, following

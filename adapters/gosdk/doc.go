@@ -21,6 +21,11 @@
 // held (httptransport.ErrHold) once acknowledged: the SDK's session for it
 // lives on until the stream ends, and no handler goroutine waits with it.
 //
+// A 2026-07-28 request for a method behind a capability the server's
+// server/discover does not advertise (prompts/list on a server without
+// prompts, say) gets -32601, which the transport sends with 404; 2025-era
+// calls get the SDK's own answer (an empty list), as the 2025 spec allows.
+//
 // With ServerOptions.KeepAlive the SDK pings every session it connects: a
 // 2025-era session's pings go to its GET stream, a call's to the call's
 // stream; a 2026-07-28 call's connection answers them itself (the client is

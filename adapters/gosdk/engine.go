@@ -40,6 +40,8 @@ type Engine struct {
 	desc    *httptransport.Description
 	watcher *mcp.ServerSession
 
+	caps capCache // what server/discover advertises (caps.go)
+
 	ctlMu    sync.Mutex
 	controls map[string]*controlConn // by session id
 
@@ -83,9 +85,16 @@ func (e *Engine) Close() error {
 // Serve implements httptransport.Engine: it runs the call on a connection of
 // its own, so that whatever the handler sends reaches this call's stream.
 // The methods that change a session's state run on the session's SDK
-// connection instead (sessionMethod), while it is open.
+// connection instead (sessionMethod), while it is open. A 2026-07-28
+// request for a method behind a capability the server does not advertise
+// gets -32601 here (gateCapability).
 func (e *Engine) Serve(ctx context.Context, call *httptransport.Call) (*jsonrpc.Message, error) {
 	m := call.Request
+	if call.Modern() {
+		if refusal := e.gateCapability(ctx, call); refusal != nil {
+			return refusal, nil
+		}
+	}
 	if call.Session != nil && sessionMethod(m.Method) {
 		if ctl := e.control(call.Session.ID); ctl != nil && !ctl.isClosed() {
 			resp, err := ctl.call(ctx, call)
