@@ -34,6 +34,8 @@ type Call struct {
 	replies chan *jsonrpc.Message
 	ctx     context.Context // the call's own context
 	cancel  context.CancelFunc
+
+	stopLimit func() bool // stops a held listen's time limit, if it has one
 }
 
 // Modern reports whether the call is served under 2026-07-28 rules.

@@ -24,6 +24,8 @@ type Handler struct {
 	shutdownC chan struct{}
 	inflight  drainGroup // requests and calls being served
 
+	calls, streams *quota // per-principal bounds (limits.go); nil when unbounded
+
 	mu      sync.Mutex
 	live    map[string]*liveSession // sessions served by this instance
 	listens map[*stream]*Call       // open 2026-07-28 subscriptions/listen streams
@@ -48,6 +50,9 @@ func New(engine Engine, opts *Options) *Handler {
 		parked:    make(map[*stream]*parkedConn),
 		servers:   make(map[*http.Server]bool),
 		tag:       newSessionID()[:6],
+	}
+	if opts != nil {
+		h.calls, h.streams = newQuota(opts.MaxCallsPerPrincipal), newQuota(opts.MaxStreamsPerPrincipal)
 	}
 	if opts != nil && opts.Sessions != nil {
 		h.sessions = opts.Sessions

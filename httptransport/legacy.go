@@ -25,9 +25,14 @@ func (h *Handler) serveLegacyGet(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	owner := identity.FromContext(r.Context()).Owner()
+	if !h.streams.take(owner, 1) {
+		refuseOverQuota(w, errTooManyStreams)
+		return
+	}
 	sess := &Session{ID: newSessionID(), Version: Version20241105, Legacy: true}
 	if err := h.sessions.Put(r.Context(), &SessionRecord{ID: sess.ID, Owner: owner, Version: sess.Version, Legacy: true}, 0); err != nil {
 		h.cfg.logger.Error("mcp: storing legacy session failed", "error", err)
+		h.streams.give(owner, 1)
 		writeRefusal(w, noID, refusal(http.StatusInternalServerError, jsonrpc.CodeInternalError, "could not store the session"))
 		return
 	}
@@ -35,6 +40,7 @@ func (h *Handler) serveLegacyGet(w http.ResponseWriter, r *http.Request) {
 	ls.standalone.eventName = "message"
 	ls, err := h.adopt(ls)
 	if err != nil {
+		h.streams.give(owner, 1)
 		writeRefusal(w, noID, refusal(http.StatusInternalServerError, jsonrpc.CodeInternalError, "could not open the session"))
 		return
 	}
@@ -109,6 +115,10 @@ func (h *Handler) serveLegacyPost(w http.ResponseWriter, r *http.Request) {
 	case m.IsNotification():
 		h.notify(r.Context(), ls, m)
 	default:
+		if !h.calls.take(owner, 1) {
+			refuseOverQuota(w, errTooManyCalls)
+			return
+		}
 		st := h.newStream(nil, acceptance{json: true}, false)
 		st.relay = ls.standalone.sendRaw
 		h.startCall(r, ls, ls.sess.Version, m, st)

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"time"
 
+	"github.com/mcpmount/mcpmount/identity"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
@@ -53,6 +55,14 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *reque
 	}
 
 	listen := m.Method == methodListen
+	q, over := h.calls, errTooManyCalls
+	if listen {
+		q, over = h.streams, errTooManyStreams
+	}
+	if !q.take(identity.FromContext(r.Context()).Owner(), 1) {
+		refuseOverQuota(w, over)
+		return
+	}
 	ctx, cancel, unwatch := callContext(r, listen)
 	stop := context.AfterFunc(h.ctx, cancel)
 	st := h.newStream(w, accept, true)
@@ -62,6 +72,11 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *reque
 		h.mu.Lock()
 		h.listens[st] = call
 		h.mu.Unlock()
+		if d, ok := h.streamLimit(r); ok {
+			// When its time is up it ends with its final result, as at
+			// Shutdown, whether the engine holds it or blocks.
+			call.stopLimit = time.AfterFunc(d, func() { finishListen(call) }).Stop
+		}
 	}
 	st.startTimer()
 	resp, err := h.serveEngine(ctx, call)
@@ -86,16 +101,23 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *reque
 	st.detach()
 }
 
-// endModern releases a 2026-07-28 call's context and, for a listen, its
-// place among the open listens.
+// endModern releases a 2026-07-28 call's context, its place in the
+// principal's quota and, for a listen, its place among the open listens.
 func (h *Handler) endModern(call *Call, stop func() bool, listen bool) {
 	call.cancel()
 	stop()
-	if listen {
-		h.mu.Lock()
-		delete(h.listens, call.out)
-		h.mu.Unlock()
+	owner := identity.FromContext(call.ctx).Owner()
+	if !listen {
+		h.calls.give(owner, 1)
+		return
 	}
+	if call.stopLimit != nil {
+		call.stopLimit()
+	}
+	h.streams.give(owner, 1)
+	h.mu.Lock()
+	delete(h.listens, call.out)
+	h.mu.Unlock()
 }
 
 // callContext returns a 2026-07-28 call's context. It is the request's,

@@ -96,6 +96,31 @@ type Options struct {
 	// sees a taken-over stream end when it is taken over.
 	DisableHijack bool
 
+	// MaxCallsPerPrincipal bounds the calls one principal (the caller's
+	// identity, see package identity; unauthenticated callers count as one
+	// principal) has in flight on this instance: a POST whose requests
+	// would pass it gets 429 with Retry-After, and nothing of it is
+	// served. Zero means no bound.
+	MaxCallsPerPrincipal int
+
+	// MaxStreamsPerPrincipal bounds the held streams (2026-07-28 listens,
+	// 2025-era GET streams, 2024-11-05 event streams) one principal has
+	// open on this instance; more get 429 with Retry-After. Zero means no
+	// bound.
+	MaxStreamsPerPrincipal int
+
+	// MaxStreamDuration ends a held stream after this long: a listen
+	// with its final result, a 2025-era GET stream as if the connection
+	// dropped (the client reconnects, and resumes with Last-Event-ID), a
+	// 2024-11-05 event stream with its session. Zero means no bound.
+	MaxStreamDuration time.Duration
+
+	// StreamsOutliveTokens keeps held streams open past the expiry of the
+	// credential that opened them (identity.Info.Expiry). By default such
+	// a stream ends when the credential expires, as MaxStreamDuration ends
+	// it, so that the client comes back with a fresh token.
+	StreamsOutliveTokens bool
+
 	// Logger receives the transport's logs. Nil means slog.Default().
 	Logger *slog.Logger
 
@@ -126,6 +151,9 @@ type config struct {
 	logger           *slog.Logger
 	legacyEndpoint   string
 	disableHijack    bool
+
+	maxStreamDuration    time.Duration
+	streamsOutliveTokens bool
 }
 
 func newConfig(o *Options) config {
@@ -145,6 +173,9 @@ func newConfig(o *Options) config {
 		logger:           o.Logger,
 		legacyEndpoint:   o.LegacyEndpoint,
 		disableHijack:    o.DisableHijack,
+
+		maxStreamDuration:    o.MaxStreamDuration,
+		streamsOutliveTokens: o.StreamsOutliveTokens,
 	}
 	if c.logger == nil {
 		c.logger = slog.Default()

@@ -199,12 +199,16 @@ func (h *Handler) endListens(match func(*Call) bool) {
 	h.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, c := range calls {
-		wg.Go(func() {
-			c.out.finish(listenResult(c.Request.ID))
-			c.cancel()
-		})
+		wg.Go(func() { finishListen(c) })
 	}
 	wg.Wait()
+}
+
+// finishListen ends a listen stream with its final result and ends its
+// call.
+func finishListen(c *Call) {
+	c.out.finish(listenResult(c.Request.ID))
+	c.cancel()
 }
 
 // parkedWriter is the response writer of a parked stream: it writes the

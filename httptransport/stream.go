@@ -319,6 +319,17 @@ func (s *stream) detachIf(w http.ResponseWriter) {
 	s.mu.Unlock()
 }
 
+// detachAttached detaches the response that attach bound with the
+// channel c, if it is still attached (a stream whose time is up, see
+// Handler.streamLimit).
+func (s *stream) detachAttached(c <-chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.attachC != nil && (<-chan struct{})(s.attachC) == c {
+		s.detachLocked()
+	}
+}
+
 func (s *stream) detachLocked() {
 	if s.w == nil {
 		return

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/mcpmount/mcpmount/identity"
 	"github.com/mcpmount/mcpmount/jsonrpc"
@@ -223,6 +224,18 @@ func (h *Handler) serveMessages(w http.ResponseWriter, r *http.Request, ls *live
 		calls   []*jsonrpc.Message
 		refused [][]byte // error responses to a batch's invalid members
 	)
+	n := 0
+	for i, m := range req.msgs {
+		if req.errs[i] == nil && m.IsRequest() {
+			n++
+		}
+	}
+	// Every call's place is taken before anything of the POST is served;
+	// startCall gives each back when its call ends.
+	if !h.calls.take(identity.FromContext(r.Context()).Owner(), n) {
+		refuseOverQuota(w, errTooManyCalls)
+		return
+	}
 	for i, m := range req.msgs {
 		switch {
 		case req.errs[i] != nil:
@@ -300,6 +313,8 @@ func (h *Handler) runCall(w http.ResponseWriter, r *http.Request, ls *liveSessio
 
 // startCall starts the engine on a call and returns a channel closed when
 // the call's stream ends, or nil if the call was refused (already answered).
+// The caller took the call's place in the principal's quota (h.calls);
+// startCall gives it back when the call ends.
 func (h *Handler) startCall(r *http.Request, ls *liveSession, version string, m *jsonrpc.Message, st *stream) <-chan struct{} {
 	parent, base := h.ctx, r.Context()
 	if ls != nil {
@@ -311,6 +326,7 @@ func (h *Handler) startCall(r *http.Request, ls *liveSession, version string, m 
 	// ends with its POST, as a 2026-07-28 call does.
 	ctx, cancel := context.WithCancel(base)
 	stop := context.AfterFunc(parent, cancel)
+	owner := identity.FromContext(r.Context()).Owner()
 	call := &Call{Request: m, Version: version, Header: r.Header.Clone(), out: st, ctx: ctx, cancel: cancel}
 	if ls != nil {
 		call.Session, call.live = ls.sess, ls
@@ -319,6 +335,7 @@ func (h *Handler) startCall(r *http.Request, ls *liveSession, version string, m 
 			ls.newCallStream(st)
 		}
 		if !ls.addCall(call) {
+			h.calls.give(owner, 1)
 			stop()
 			cancel()
 			st.finish(jsonrpc.NewError(m.ID, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "request id already in flight in this session")))
@@ -329,6 +346,7 @@ func (h *Handler) startCall(r *http.Request, ls *liveSession, version string, m 
 	h.inflight.enterLate()
 	go func() {
 		defer h.inflight.exit()
+		defer h.calls.give(owner, 1)
 		defer stop()
 		defer cancel()
 		resp, err := h.serveEngine(ctx, call)
@@ -448,8 +466,14 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 		h.replayEnded(w, r, ls, lastID)
 		return
 	}
+	owner := identity.FromContext(r.Context()).Owner()
+	if !h.streams.take(owner, 1) {
+		refuseOverQuota(w, errTooManyStreams)
+		return
+	}
 	detached, err := st.attach(w, after, replay, h.parkable(r))
 	if err != nil {
+		h.streams.give(owner, 1)
 		writeRefusal(w, noID, err.(*httpError))
 		return
 	}
@@ -464,11 +488,22 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 // meanwhile, so it does not expire under an open stream. after runs once
 // the GET is over. On HTTP/1.x the stream is parked (park.go) and hold
 // returns at once; after then runs on the stream's watcher.
+//
+// The caller took the stream's place in the principal's quota; hold gives
+// it back when the GET is over, and ends the GET when its time is up
+// (streamLimit).
 func (h *Handler) hold(w http.ResponseWriter, r *http.Request, ls *liveSession, st *stream, detached <-chan struct{}, after func()) {
 	ls.mu.Lock()
 	ls.active++
 	ls.mu.Unlock()
+	owner := identity.FromContext(r.Context()).Owner()
+	stopLimit := func() bool { return false }
+	if d, ok := h.streamLimit(r); ok {
+		stopLimit = time.AfterFunc(d, func() { st.detachAttached(detached) }).Stop
+	}
 	over := func() {
+		stopLimit()
+		h.streams.give(owner, 1)
 		ls.mu.Lock()
 		ls.active--
 		ls.mu.Unlock()

@@ -1,0 +1,78 @@
+package httptransport
+
+import (
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/mcpmount/mcpmount/identity"
+)
+
+// quota bounds how many places (calls in flight, or held streams) one
+// principal holds at once (Options.MaxCallsPerPrincipal and
+// MaxStreamsPerPrincipal). A nil quota has no bound and costs nothing.
+// Principals are identity owners; unauthenticated callers share the
+// empty owner, and so one quota.
+type quota struct {
+	max  int
+	mu   sync.Mutex
+	held map[string]int
+}
+
+func newQuota(max int) *quota {
+	if max <= 0 {
+		return nil
+	}
+	return &quota{max: max, held: make(map[string]int)}
+}
+
+// take reserves n places for owner; it reserves nothing and reports false
+// when that would pass the bound.
+func (q *quota) take(owner string, n int) bool {
+	if q == nil || n == 0 {
+		return true
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.held[owner]+n > q.max {
+		return false
+	}
+	q.held[owner] += n
+	return true
+}
+
+// give returns n places taken for owner.
+func (q *quota) give(owner string, n int) {
+	if q == nil || n == 0 {
+		return
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.held[owner] -= n; q.held[owner] <= 0 {
+		delete(q.held, owner)
+	}
+}
+
+// refuseOverQuota answers a request refused by a quota: 429 with a
+// Retry-After, since the places free up as calls end and streams close.
+func refuseOverQuota(w http.ResponseWriter, herr *httpError) {
+	w.Header().Set("Retry-After", "1")
+	writeRefusal(w, noID, herr)
+}
+
+// streamLimit is how long a held stream opened by r may stay open: until
+// Options.MaxStreamDuration has passed or the credential that opened it
+// expires (unless Options.StreamsOutliveTokens), whichever comes first.
+// ok is false when neither bounds it.
+func (h *Handler) streamLimit(r *http.Request) (d time.Duration, ok bool) {
+	d, ok = h.cfg.maxStreamDuration, h.cfg.maxStreamDuration > 0
+	if h.cfg.streamsOutliveTokens {
+		return d, ok
+	}
+	if info := identity.FromContext(r.Context()); info != nil && !info.Expiry.IsZero() {
+		if left := time.Until(info.Expiry); !ok || left < d {
+			d, ok = max(left, 0), true
+		}
+	}
+	return d, ok
+}

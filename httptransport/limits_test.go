@@ -1,0 +1,237 @@
+package httptransport
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpmount/mcpmount/identity"
+	"github.com/mcpmount/mcpmount/jsonrpc"
+)
+
+// asUser serves each request as the principal its X-Test-User header
+// names, with the credential expiry X-Test-Expiry gives (a duration from
+// now), as an auth middleware would.
+func asUser(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		info := &identity.Info{Issuer: "https://as.test", Subject: r.Header.Get("X-Test-User")}
+		if d, err := time.ParseDuration(r.Header.Get("X-Test-Expiry")); err == nil {
+			info.Expiry = time.Now().Add(d)
+		}
+		next.ServeHTTP(w, r.WithContext(identity.NewContext(r.Context(), info)))
+	})
+}
+
+func withUser(h http.Header, user string) http.Header {
+	h = h.Clone()
+	h.Set("X-Test-User", user)
+	return h
+}
+
+// overQuota checks a 429 refusal with its Retry-After and JSON-RPC error.
+func overQuota(t *testing.T, what string, resp *http.Response, body string) {
+	t.Helper()
+	_, code, _ := rpcError(t, body)
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" || code != jsonrpc.CodeServerError || !strings.Contains(body, "too many") {
+		t.Errorf("%s: %d %v %s", what, resp.StatusCode, resp.Header, body)
+	}
+}
+
+// eventually polls f until it reports true.
+func eventually(t *testing.T, what string, f func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !f(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("never: %s", what)
+		}
+	}
+}
+
+// TestMaxCallsPerPrincipal: a principal with MaxCallsPerPrincipal calls in
+// flight gets 429 for more, in every era, and nothing of the refused POST
+// runs; other principals are served; a place frees when a call ends.
+func TestMaxCallsPerPrincipal(t *testing.T) {
+	s := startServer(t, newTestEngine(), &Options{MaxCallsPerPrincipal: 2}, asUser, false)
+	slow := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"text":"s"},` + meta + `}}`
+	h := modernHeaders("tools/call")
+	h.Set("Mcp-Name", "slow")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	first, cancelFirst := context.WithCancel(ctx)
+	for _, c := range []context.Context{first, ctx} {
+		go func() {
+			req, _ := http.NewRequestWithContext(c, "POST", s.url, strings.NewReader(slow))
+			req.Header = withUser(h, "alice")
+			if resp, err := s.client.Do(req); err == nil {
+				resp.Body.Close()
+			}
+		}()
+		<-s.engine.started
+	}
+	echo := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"e"},` + meta + `}}`
+	eh := modernHeaders("tools/call")
+	eh.Set("Mcp-Name", "echo")
+	resp, body := s.do("POST", withUser(eh, "alice"), echo)
+	overQuota(t, "third 2026-07-28 call", resp, body)
+	if resp, body := s.do("POST", withUser(eh, "bob"), echo); resp.StatusCode != 200 {
+		t.Errorf("another principal: %d %s", resp.StatusCode, body)
+	}
+	// The same quota covers 2025-era session calls (a batch takes one
+	// place per request) and 2024-11-05 messages.
+	sh := withUser(sessionHeaders("", ""), "alice")
+	resp, body = s.do("POST", sh, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{}}}`)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != 200 || sid == "" {
+		t.Fatalf("initialize: %d %s", resp.StatusCode, body)
+	}
+	resp, body = s.do("POST", withUser(sessionHeaders(sid, Version20250326), "alice"), `[{"jsonrpc":"2.0","id":3,"method":"tools/list"},{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}]`)
+	overQuota(t, "2025-03-26 batch", resp, body)
+	s.engine.mu.Lock()
+	notified := len(s.engine.notified)
+	s.engine.mu.Unlock()
+	if notified != 0 {
+		t.Errorf("a refused POST's notification reached the engine (%d)", notified)
+	}
+	lctx, lcancel := context.WithCancel(ctx)
+	defer lcancel()
+	_, endpoint := openLegacy(t, lctx, s.url, http.Header{"X-Test-User": {"alice"}})
+	resp, body = s.doURL("POST", s.srv.URL+endpoint, withUser(http.Header{"Content-Type": {"application/json"}}, "alice"), `{"jsonrpc":"2.0","id":4,"method":"tools/list"}`)
+	overQuota(t, "2024-11-05 message", resp, body)
+	cancelFirst()
+	<-s.engine.cancelled
+	eventually(t, "a place frees when a call ends", func() bool {
+		resp, _ := s.do("POST", withUser(eh, "alice"), echo)
+		return resp.StatusCode == 200
+	})
+	cancel()
+	<-s.engine.cancelled
+}
+
+const listenBody = `{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + meta + `}}`
+
+// TestMaxStreamsPerPrincipal: held streams of every era count against one
+// quota per principal: past it, 429; other principals are not affected;
+// closing a stream frees its place.
+func TestMaxStreamsPerPrincipal(t *testing.T) {
+	s := startServer(t, newTestEngine(), &Options{MaxStreamsPerPrincipal: 1}, asUser, false)
+	lh := modernHeaders("subscriptions/listen")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	aliceCtx, closeAlice := context.WithCancel(ctx)
+	resp := s.open(aliceCtx, "POST", withUser(lh, "alice"), listenBody)
+	newSSEReader(t, resp.Body).nextMessage() // the acknowledgement
+	resp, body := s.do("POST", withUser(lh, "alice"), listenBody)
+	overQuota(t, "second listen", resp, body)
+	sid := s.initialize(Version20251125) // as the empty principal
+	gh := sessionHeaders(sid, Version20251125)
+	gh.Set("Accept", "text/event-stream")
+	sh := withUser(sessionHeaders("", ""), "alice")
+	resp, body = s.do("POST", sh, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
+	aliceSID := resp.Header.Get("Mcp-Session-Id")
+	if aliceSID == "" {
+		t.Fatalf("initialize: %d %s", resp.StatusCode, body)
+	}
+	agh := withUser(sessionHeaders(aliceSID, Version20251125), "alice")
+	agh.Set("Accept", "text/event-stream")
+	resp, body = s.do("GET", agh, "")
+	overQuota(t, "2025-era GET stream", resp, body)
+	resp, body = s.do("GET", withUser(http.Header{"Accept": {"text/event-stream"}}, "alice"), "")
+	overQuota(t, "2024-11-05 event stream", resp, body)
+	if resp := s.open(ctx, "POST", withUser(lh, "bob"), listenBody); resp.StatusCode != 200 {
+		t.Errorf("another principal's listen: %d", resp.StatusCode)
+	}
+	if resp := s.open(ctx, "GET", gh, ""); resp.StatusCode != 200 {
+		t.Errorf("the empty principal's GET stream: %d", resp.StatusCode)
+	}
+	closeAlice()
+	eventually(t, "closing a stream frees its place", func() bool {
+		c, done := context.WithCancel(ctx)
+		defer done()
+		return s.open(c, "GET", agh, "").StatusCode == 200
+	})
+}
+
+// TestMaxStreamDuration: held streams end when their time is up, whether
+// taken over from net/http or not: a listen with its final result, a
+// 2025-era GET stream and a 2024-11-05 event stream by ending.
+func TestMaxStreamDuration(t *testing.T) {
+	const limit = 150 * time.Millisecond
+	for _, disableHijack := range []bool{false, true} {
+		e := newTestEngine()
+		e.hold = true // the listen is held with ErrHold, and so parked unless disableHijack
+		s := startServer(t, e, &Options{MaxStreamDuration: limit, DisableHijack: disableHijack}, nil, false)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+
+		start := time.Now()
+		r := newSSEReader(t, s.open(ctx, "POST", modernHeaders("subscriptions/listen"), listenBody).Body)
+		r.nextMessage() // the acknowledgement
+		if final := r.nextMessage(); !final.IsResponse() || final.ID.Raw() != `"L"` || !strings.Contains(string(final.Result), `"resultType":"complete"`) {
+			t.Errorf("hijack off %v: listen ended with %s %s", disableHijack, final.ID, final.Result)
+		}
+		if d := time.Since(start); d < limit {
+			t.Errorf("listen ended after %v, before its limit", d)
+		}
+
+		sid := s.initialize(Version20251125)
+		gh := sessionHeaders(sid, Version20251125)
+		gh.Set("Accept", "text/event-stream")
+		start = time.Now()
+		resp := s.open(ctx, "GET", gh, "")
+		if _, err := io.Copy(io.Discard, resp.Body); err != nil || ctx.Err() != nil {
+			t.Errorf("hijack off %v: GET stream: %v %v", disableHijack, err, ctx.Err())
+		}
+		if d := time.Since(start); d < limit {
+			t.Errorf("GET stream ended after %v, before its limit", d)
+		}
+		// The client comes back and finds its session.
+		eventually(t, "the GET stream reopens", func() bool {
+			c, done := context.WithCancel(ctx)
+			defer done()
+			return s.open(c, "GET", gh, "").StatusCode == 200
+		})
+
+		start = time.Now()
+		lr, _ := openLegacy(t, ctx, s.url, nil)
+		for {
+			if _, err := lr.r.Next(); err != nil {
+				break
+			}
+		}
+		if d := time.Since(start); d < limit || ctx.Err() != nil {
+			t.Errorf("hijack off %v: 2024-11-05 stream ended after %v (%v)", disableHijack, d, ctx.Err())
+		}
+	}
+}
+
+// TestStreamsEndAtTokenExpiry: a held stream ends when the credential that
+// opened it expires, unless StreamsOutliveTokens.
+func TestStreamsEndAtTokenExpiry(t *testing.T) {
+	h := withUser(modernHeaders("subscriptions/listen"), "alice")
+	h.Set("X-Test-Expiry", "200ms")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+
+	for _, hold := range []bool{false, true} { // an engine that blocks, or holds
+		e := newTestEngine()
+		e.hold = hold
+		s := startServer(t, e, nil, asUser, false)
+		r := newSSEReader(t, s.open(ctx, "POST", h, listenBody).Body)
+		r.nextMessage()
+		if final := r.nextMessage(); !final.IsResponse() || final.ID.Raw() != `"L"` {
+			t.Errorf("hold %v: listen at token expiry: %s %s %s", hold, final.Method, final.ID, final.Result)
+		}
+	}
+
+	s := startServer(t, newTestEngine(), &Options{StreamsOutliveTokens: true}, asUser, false)
+	r := newSSEReader(t, s.open(ctx, "POST", h, listenBody).Body)
+	r.nextMessage()
+	time.Sleep(400 * time.Millisecond)
+	s.engine.broadcast()
+	if m := r.nextMessage(); m.Method != "notifications/tools/list_changed" {
+		t.Errorf("with StreamsOutliveTokens the listen got %s %s %s", m.Method, m.ID, m.Result)
+	}
+}
