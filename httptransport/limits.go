@@ -1,6 +1,7 @@
 package httptransport
 
 import (
+	"context"
 	"net/http"
 	"sync"
 	"time"
@@ -24,6 +25,16 @@ func newQuota(max int) *quota {
 		return nil
 	}
 	return &quota{max: max, held: make(map[string]int)}
+}
+
+// owner is the quota's key for the principal of ctx: its identity's
+// owner, or "" when the quota has no bound (nothing to key, nothing to
+// build).
+func (q *quota) owner(ctx context.Context) string {
+	if q == nil {
+		return ""
+	}
+	return identity.FromContext(ctx).Owner()
 }
 
 // take reserves n places for owner; it reserves nothing and reports false

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/mcpmount/mcpmount/identity"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
@@ -59,7 +58,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *reque
 	if listen {
 		q, over = h.streams, errTooManyStreams
 	}
-	if !q.take(identity.FromContext(r.Context()).Owner(), 1) {
+	if !q.take(q.owner(r.Context()), 1) {
 		refuseOverQuota(w, over)
 		return
 	}
@@ -106,15 +105,14 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *reque
 func (h *Handler) endModern(call *Call, stop func() bool, listen bool) {
 	call.cancel()
 	stop()
-	owner := identity.FromContext(call.ctx).Owner()
 	if !listen {
-		h.calls.give(owner, 1)
+		h.calls.give(h.calls.owner(call.ctx), 1)
 		return
 	}
 	if call.stopLimit != nil {
 		call.stopLimit()
 	}
-	h.streams.give(owner, 1)
+	h.streams.give(h.streams.owner(call.ctx), 1)
 	h.mu.Lock()
 	delete(h.listens, call.out)
 	h.mu.Unlock()

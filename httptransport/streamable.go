@@ -232,7 +232,7 @@ func (h *Handler) serveMessages(w http.ResponseWriter, r *http.Request, ls *live
 	}
 	// Every call's place is taken before anything of the POST is served;
 	// startCall gives each back when its call ends.
-	if !h.calls.take(identity.FromContext(r.Context()).Owner(), n) {
+	if !h.calls.take(h.calls.owner(r.Context()), n) {
 		refuseOverQuota(w, errTooManyCalls)
 		return
 	}
@@ -326,7 +326,7 @@ func (h *Handler) startCall(r *http.Request, ls *liveSession, version string, m 
 	// ends with its POST, as a 2026-07-28 call does.
 	ctx, cancel := context.WithCancel(base)
 	stop := context.AfterFunc(parent, cancel)
-	owner := identity.FromContext(r.Context()).Owner()
+	owner := h.calls.owner(r.Context())
 	call := &Call{Request: m, Version: version, Header: r.Header.Clone(), out: st, ctx: ctx, cancel: cancel}
 	if ls != nil {
 		call.Session, call.live = ls.sess, ls
@@ -466,7 +466,7 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 		h.replayEnded(w, r, ls, lastID)
 		return
 	}
-	owner := identity.FromContext(r.Context()).Owner()
+	owner := h.streams.owner(r.Context())
 	if !h.streams.take(owner, 1) {
 		refuseOverQuota(w, errTooManyStreams)
 		return
@@ -496,7 +496,7 @@ func (h *Handler) hold(w http.ResponseWriter, r *http.Request, ls *liveSession, 
 	ls.mu.Lock()
 	ls.active++
 	ls.mu.Unlock()
-	owner := identity.FromContext(r.Context()).Owner()
+	owner := h.streams.owner(r.Context())
 	stopLimit := func() bool { return false }
 	if d, ok := h.streamLimit(r); ok {
 		stopLimit = time.AfterFunc(d, func() { st.detachAttached(detached) }).Stop
