@@ -149,7 +149,8 @@ func TestModernHeaderNamesAnyCase(t *testing.T) {
 	}
 }
 
-// TestModernGetDelete: GET and DELETE naming 2026-07-28 get 405.
+// TestModernGetDelete: GET and DELETE naming 2026-07-28 get 405; naming a
+// version not served, 400.
 func TestModernGetDelete(t *testing.T) {
 	s := newServer(t, nil)
 	for _, method := range []string{"GET", "DELETE"} {
@@ -159,6 +160,10 @@ func TestModernGetDelete(t *testing.T) {
 		resp, _ := s.do(method, h, "")
 		if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "POST" {
 			t.Errorf("%s: status %d Allow %q", method, resp.StatusCode, resp.Header.Get("Allow"))
+		}
+		h.Set("Mcp-Protocol-Version", "2099-01-01")
+		if resp, body := s.do(method, h, ""); resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "unsupported MCP-Protocol-Version") {
+			t.Errorf("%s naming a version not served: %d %s", method, resp.StatusCode, body)
 		}
 	}
 }

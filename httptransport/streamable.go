@@ -413,7 +413,7 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, ls *liveSes
 // (digest 2.9 and 3).
 func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 	if modernHeader(r) && r.Header.Get("Mcp-Session-Id") == "" {
-		refuseModernMethod(w)
+		refuseModernMethod(w, r, h)
 		return
 	}
 	sid, herr := sessionIDHeader(r)
@@ -525,7 +525,7 @@ func (h *Handler) hold(w http.ResponseWriter, r *http.Request, ls *liveSession, 
 // serveDelete ends a 2025-era session (digest 1.9).
 func (h *Handler) serveDelete(w http.ResponseWriter, r *http.Request) {
 	if modernHeader(r) && r.Header.Get("Mcp-Session-Id") == "" {
-		refuseModernMethod(w)
+		refuseModernMethod(w, r, h)
 		return
 	}
 	sid, herr := sessionIDHeader(r)
@@ -564,9 +564,15 @@ func (h *Handler) checkVersionHeader(r *http.Request) *httpError {
 	return nil
 }
 
-// refuseModernMethod answers a GET or DELETE that names a 2026-07-28
-// version: that era has no GET stream and no sessions (digest 2.1).
-func refuseModernMethod(w http.ResponseWriter) {
+// refuseModernMethod answers a GET or DELETE that names a version later
+// than the 2025 eras: 405 for a version served here, as 2026-07-28 has no
+// GET stream and no sessions (digest 2.1); 400 for one not served
+// (digest 1.10).
+func refuseModernMethod(w http.ResponseWriter, r *http.Request, h *Handler) {
+	if herr := h.checkVersionHeader(r); herr != nil {
+		writeRefusal(w, noID, herr)
+		return
+	}
 	w.Header().Set("Allow", "POST")
 	writeRefusal(w, noID, errModernGet)
 }
