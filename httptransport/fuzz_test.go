@@ -37,17 +37,33 @@ func FuzzServePost(f *testing.F) {
 		{`{"jsonrpc":"2.0","id":1,"result":{}}`, "2026-07-28", "x", "", "=?base64?eA==?=", ""},
 		{`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`, "2025-11-25", "", "", "", "s"},
 		{`{`, "v999", "\x00", "\xff", "=?base64?!!?=", "\x7f"},
+		{`[{"jsonrpc":"2.0","id":1,"method":"tools/list"},{"jsonrpc":"1.0","id":2},3,[]]`, "", "", "", "", "live"},
+		{`[{"jsonrpc":"2.0","id":"a","result":{}},{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}]`, "2025-03-26", "", "", "", "live"},
 	}
 	for _, s := range seeds {
 		f.Add(s.body, s.version, s.method, s.name, s.param, s.sid)
 	}
 	h := New(quickEngine{}, &Options{MaxBodyBytes: 1 << 16, HeaderFlushDelay: -1, KeepAlive: -1})
 	f.Cleanup(func() { _ = h.Shutdown(context.Background()) })
+	// The session id "live" stands for a real 2025-03-26 session, so that
+	// fuzzed bodies (batches among them) reach a session's handling.
+	init := httptest.NewRequest("POST", "/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26"}}`))
+	init.Header.Set("Content-Type", "application/json")
+	init.Header.Set("Accept", "application/json, text/event-stream")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, init)
+	live := rec.Header().Get("Mcp-Session-Id")
+	if live == "" {
+		f.Fatalf("initialize: %d %s", rec.Code, rec.Body)
+	}
 	allowed := map[int]bool{200: true, 202: true, 400: true, 404: true, 405: true, 406: true, 413: true, 415: true}
 	f.Fuzz(func(t *testing.T, body, version, method, name, param, sid string) {
 		req := httptest.NewRequest("POST", "/mcp", strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
+		if sid == "live" {
+			sid = live
+		}
 		for k, v := range map[string]string{"Mcp-Protocol-Version": version, "Mcp-Method": method, "Mcp-Name": name, "Mcp-Param-A": param, "Mcp-Session-Id": sid} {
 			if v != "" {
 				req.Header.Set(k, v)
