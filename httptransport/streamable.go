@@ -412,13 +412,8 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, ls *liveSes
 // resumes a 2025-era stream; without either it is the 2024-11-05 handshake
 // (digest 2.9 and 3).
 func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
-	if modernHeader(r) && r.Header.Get("Mcp-Session-Id") == "" {
-		refuseModernMethod(w, r, h)
-		return
-	}
-	sid, herr := sessionIDHeader(r)
-	if herr != nil {
-		writeRefusal(w, noID, herr)
+	sid, ok := h.sessionOfGetOrDelete(w, r)
+	if !ok {
 		return
 	}
 	lastID := r.Header.Get("Last-Event-Id")
@@ -524,13 +519,8 @@ func (h *Handler) hold(w http.ResponseWriter, r *http.Request, ls *liveSession, 
 
 // serveDelete ends a 2025-era session (digest 1.9).
 func (h *Handler) serveDelete(w http.ResponseWriter, r *http.Request) {
-	if modernHeader(r) && r.Header.Get("Mcp-Session-Id") == "" {
-		refuseModernMethod(w, r, h)
-		return
-	}
-	sid, herr := sessionIDHeader(r)
-	if herr != nil {
-		writeRefusal(w, noID, herr)
+	sid, ok := h.sessionOfGetOrDelete(w, r)
+	if !ok {
 		return
 	}
 	switch {
@@ -562,6 +552,23 @@ func (h *Handler) checkVersionHeader(r *http.Request) *httpError {
 		return refusal(http.StatusBadRequest, jsonrpc.CodeServerError, "unsupported MCP-Protocol-Version "+v)
 	}
 	return nil
+}
+
+// sessionOfGetOrDelete reads the Mcp-Session-Id of a GET or DELETE. It
+// answers the request itself, and reports false, when the request names a
+// later era without a session (refuseModernMethod) or holds a malformed
+// session id.
+func (h *Handler) sessionOfGetOrDelete(w http.ResponseWriter, r *http.Request) (string, bool) {
+	if modernHeader(r) && r.Header.Get("Mcp-Session-Id") == "" {
+		refuseModernMethod(w, r, h)
+		return "", false
+	}
+	sid, herr := sessionIDHeader(r)
+	if herr != nil {
+		writeRefusal(w, noID, herr)
+		return "", false
+	}
+	return sid, true
 }
 
 // refuseModernMethod answers a GET or DELETE that names a version later
