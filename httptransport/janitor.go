@@ -6,6 +6,9 @@ import (
 	"time"
 )
 
+// janitorStoreTimeout bounds the store calls of one janitor round.
+const janitorStoreTimeout = 5 * time.Second
+
 // startJanitor starts, once, the loop that ends idle sessions.
 func (h *Handler) startJanitor() {
 	if h.cfg.idleTimeout <= 0 {
@@ -59,7 +62,10 @@ func (h *Handler) expire(now time.Time) {
 		}
 	}
 	h.mu.Unlock()
-	ctx := context.WithoutCancel(h.ctx)
+	// A store that hangs must not hold the janitor (and Shutdown, which
+	// waits for it) for long.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(h.ctx), janitorStoreTimeout)
+	defer cancel()
 	for _, ls := range idle {
 		h.cfg.logger.Debug("mcp: session expired", "session", ls.id)
 		if !h.cfg.sharedSessions || ls.sess.Legacy {
@@ -72,9 +78,9 @@ func (h *Handler) expire(now time.Time) {
 		}
 	}
 	for _, ls := range inUse {
-		if err := h.sessions.Touch(ctx, ls.id, h.cfg.idleTimeout); errors.Is(err, ErrNoSession) {
+		if err := ls.touch(ctx); errors.Is(err, ErrNoSession) {
 			h.cfg.logger.Debug("mcp: session ended elsewhere", "session", ls.id)
-			ls.end(ctx, false)
+			ls.gone(ctx)
 		}
 	}
 	if m, ok := h.sessions.(*MemorySessionStore); ok {

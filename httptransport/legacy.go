@@ -65,8 +65,7 @@ func (h *Handler) legacyEndpoint(r *http.Request) string {
 	if u, err := url.ParseRequestURI(r.RequestURI); err == nil && u.Path != "" {
 		path = u.EscapedPath()
 	}
-	// A prefix must be a path: "//host" would make the URI name another host.
-	if prefix := strings.TrimSuffix(r.Header.Get("X-Forwarded-Prefix"), "/"); strings.HasPrefix(prefix, "/") && !strings.HasPrefix(prefix, "//") && !strings.Contains(prefix, "\\") {
+	if prefix := strings.TrimSuffix(r.Header.Get("X-Forwarded-Prefix"), "/"); pathPrefix(prefix) {
 		path = prefix + path
 	}
 	return path
@@ -124,4 +123,15 @@ func (h *Handler) serveLegacyPost(w http.ResponseWriter, r *http.Request) {
 		h.startCall(r, ls, ls.sess.Version, m, st)
 	}
 	w.WriteHeader(http.StatusAccepted)
+}
+
+// pathPrefix reports whether an X-Forwarded-Prefix value is a plain
+// absolute path that keeps the endpoint URI on this host: not "//host",
+// and no backslash, space or control character, which URL parsers in
+// clients (WHATWG's among them) drop or read as a slash.
+func pathPrefix(p string) bool {
+	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") {
+		return false
+	}
+	return !strings.ContainsFunc(p, func(c rune) bool { return c <= ' ' || c == 0x7f || c == '\\' })
 }

@@ -164,7 +164,7 @@ func TestLegacyEndpointUnderPrefix(t *testing.T) {
 		t.Errorf("behind a prefix-stripping proxy: %q", endpoint)
 	}
 	// A prefix that is not a path cannot send the client to another host.
-	for _, prefix := range []string{"//evil.example", "/\\evil.example", "https://evil.example", "evil"} {
+	for _, prefix := range []string{"//evil.example", "/\\evil.example", "https://evil.example", "evil", "/\t/evil.example", "/ /evil.example"} {
 		_, endpoint = openLegacy(t, ctx, srv.URL+"/api/v1/mcp", http.Header{"X-Forwarded-Prefix": {prefix}})
 		if !strings.HasPrefix(endpoint, "/api/v1/mcp?sessionId=") {
 			t.Errorf("X-Forwarded-Prefix %q: endpoint %q", prefix, endpoint)

@@ -71,6 +71,12 @@ func refuseOverQuota(w http.ResponseWriter, herr *httpError) {
 	writeRefusal(w, noID, herr)
 }
 
+// expiredGrace is how long a held stream opened with a credential
+// already expired (one the verifier accepted within its clock-skew
+// leeway) stays open, so that the client does not reconnect in a loop
+// with the same token until the verifier refuses it.
+const expiredGrace = 5 * time.Second
+
 // streamLimit is how long a held stream opened by r may stay open: until
 // Options.MaxStreamDuration has passed or the credential that opened it
 // expires (unless Options.StreamsOutliveTokens), whichever comes first.
@@ -81,8 +87,12 @@ func (h *Handler) streamLimit(r *http.Request) (d time.Duration, ok bool) {
 		return d, ok
 	}
 	if info := identity.FromContext(r.Context()); info != nil && !info.Expiry.IsZero() {
-		if left := time.Until(info.Expiry); !ok || left < d {
-			d, ok = max(left, 0), true
+		left := time.Until(info.Expiry)
+		if left <= 0 {
+			left = expiredGrace
+		}
+		if !ok || left < d {
+			d, ok = left, true
 		}
 	}
 	return d, ok

@@ -89,6 +89,11 @@ func TestMaxCallsPerPrincipal(t *testing.T) {
 	}
 	resp, body = s.do("POST", withUser(sessionHeaders(sid, Version20250326), "alice"), `[{"jsonrpc":"2.0","id":3,"method":"tools/list"},{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}]`)
 	overQuota(t, "2025-03-26 batch", resp, body)
+	// A batch that could never pass the bound is a bad request, not a 429.
+	resp, body = s.do("POST", withUser(sessionHeaders(sid, Version20250326), "alice"), `[{"jsonrpc":"2.0","id":3,"method":"tools/list"},{"jsonrpc":"2.0","id":4,"method":"tools/list"},{"jsonrpc":"2.0","id":5,"method":"tools/list"}]`)
+	if _, code, _ := rpcError(t, body); resp.StatusCode != 400 || code != jsonrpc.CodeInvalidRequest {
+		t.Errorf("a batch over the bound: %d %s", resp.StatusCode, body)
+	}
 	s.engine.mu.Lock()
 	notified := len(s.engine.notified)
 	s.engine.mu.Unlock()
@@ -226,8 +231,21 @@ func TestStreamsEndAtTokenExpiry(t *testing.T) {
 		}
 	}
 
-	s := startServer(t, newTestEngine(), &Options{StreamsOutliveTokens: true}, asUser, false)
-	r := newSSEReader(t, s.open(ctx, "POST", h, listenBody).Body)
+	// A credential already expired (accepted within the verifier's leeway)
+	// gets a short grace, not a stream that ends at once, over and over.
+	s := startServer(t, newTestEngine(), nil, asUser, false)
+	expired := h.Clone()
+	expired.Set("X-Test-Expiry", "-10s")
+	r := newSSEReader(t, s.open(ctx, "POST", expired, listenBody).Body)
+	r.nextMessage()
+	time.Sleep(300 * time.Millisecond)
+	s.engine.broadcast()
+	if m := r.nextMessage(); m.Method != "notifications/tools/list_changed" {
+		t.Errorf("a listen opened with an expired credential got %s %s %s", m.Method, m.ID, m.Result)
+	}
+
+	s = startServer(t, newTestEngine(), &Options{StreamsOutliveTokens: true}, asUser, false)
+	r = newSSEReader(t, s.open(ctx, "POST", h, listenBody).Body)
 	r.nextMessage()
 	time.Sleep(400 * time.Millisecond)
 	s.engine.broadcast()

@@ -30,6 +30,7 @@ type liveSession struct {
 	nextReq    int
 	active     int // calls in flight and attached GET streams
 	lastUsed   time.Time
+	touched    time.Time // when the record was last touched in a shared store
 	ended      bool
 }
 
@@ -50,7 +51,7 @@ func (h *Handler) newLiveSession(sess *Session, owner string) *liveSession {
 	st := h.newStream(nil, acceptance{sse: true}, false)
 	// Its id carries the instance's tag like call streams' ids, so event
 	// ids stay unique in a session served by several instances (digest 1.6).
-	st.standalone, st.sess, st.id = true, ls, h.tag+"0"
+	st.standalone, st.sess, st.id = true, ls, h.tag+"0" // see isStandaloneID
 	ls.standalone = st
 	return ls
 }
@@ -195,46 +196,12 @@ func (ls *liveSession) cancelCall(requestID jsonrpc.ID) {
 	}
 }
 
-// touch records activity and extends the stored record's life. With a
-// store other instances may share (Options.Sessions) it reports
-// ErrNoSession when the record is gone: the session was deleted, or
-// expired, elsewhere (digest 1.8: 404 from then on, on every instance).
-// A 2024-11-05 session lives on its own instance and never reports it.
-func (ls *liveSession) touch(ctx context.Context) error {
-	ls.mu.Lock()
-	ls.lastUsed = time.Now()
-	ls.mu.Unlock()
-	shared := ls.h.cfg.sharedSessions && !ls.sess.Legacy
-	var err error
-	switch {
-	case ls.h.cfg.idleTimeout > 0:
-		err = ls.h.sessions.Touch(ctx, ls.id, ls.h.cfg.idleTimeout)
-	case shared:
-		_, err = ls.h.sessions.Get(ctx, ls.id)
-	}
-	if !shared {
-		return nil
-	}
-	return err
-}
-
 // inUse reports whether the session has a call in flight or a stream
 // attached.
 func (ls *liveSession) inUse() bool {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	return ls.active > 0
-}
-
-// save stores the engine's state if it changed.
-func (ls *liveSession) save(ctx context.Context) {
-	if !ls.sess.takeDirty() {
-		return
-	}
-	rec := &SessionRecord{ID: ls.id, Owner: ls.owner, Version: ls.sess.Version, Legacy: ls.sess.Legacy, State: ls.sess.State()}
-	if err := ls.h.sessions.Put(ctx, rec, ls.h.cfg.idleTimeout); err != nil {
-		ls.h.cfg.logger.Warn("mcp: saving session state failed", "session", ls.id, "error", err)
-	}
 }
 
 // idle reports whether the session has had nothing in flight for d.

@@ -12,24 +12,49 @@ import (
 // plain GET, or the stream a Last-Event-ID names ("<stream>_<index>"),
 // which must belong to this session (digest 1.6). It returns a nil stream
 // when the named stream has ended and only its stored events remain.
-func (h *Handler) streamFor(ls *liveSession, lastID string) (st *stream, after int, replay bool, herr *httpError) {
+//
+// A Last-Event-ID from another instance's standalone stream (a client
+// moved by the load balancer) attaches to this instance's standalone
+// stream, carrying first the other stream's stored events after it
+// (carried), so the client misses nothing that the shared EventStore
+// kept. If they are gone the GET stream still opens: it is the session's
+// only stream, and losing it would cost more than the events.
+func (h *Handler) streamFor(r *http.Request, ls *liveSession, lastID string) (st *stream, after int, replay bool, carried []sse.Event, herr *httpError) {
 	if lastID == "" {
-		return ls.standalone, 0, false, nil
+		return ls.standalone, 0, false, nil, nil
 	}
 	if h.cfg.events == nil {
-		return nil, 0, false, errUnknownEventID
+		return nil, 0, false, nil, errUnknownEventID
 	}
 	streamID, index, ok := parseEventID(lastID)
 	if !ok {
-		return nil, 0, false, errUnknownEventID
+		return nil, 0, false, nil, errUnknownEventID
 	}
 	if streamID == ls.standalone.id {
-		return ls.standalone, index, true, nil
+		return ls.standalone, index, true, nil, nil
+	}
+	if h.isStandaloneID(streamID) {
+		events, err := h.cfg.events.After(r.Context(), ls.id, streamID, index)
+		if err != nil {
+			h.cfg.logger.Debug("mcp: another instance's GET stream events are gone", "session", ls.id, "stream", streamID, "error", err)
+		}
+		for i, data := range events {
+			if len(data) > 0 {
+				carried = append(carried, sse.Event{ID: streamID + "_" + strconv.Itoa(index+1+i), HasID: true, Data: data})
+			}
+		}
+		return ls.standalone, 0, false, carried, nil
 	}
 	ls.mu.Lock()
 	st = ls.streams[streamID]
 	ls.mu.Unlock()
-	return st, index, true, nil
+	return st, index, true, nil, nil
+}
+
+// isStandaloneID reports whether a stream id is an instance's standalone
+// stream: a tag like h.tag followed by "0" (call streams count from 1).
+func (h *Handler) isStandaloneID(id string) bool {
+	return len(id) == len(h.tag)+1 && id[len(id)-1] == '0'
 }
 
 func parseEventID(id string) (stream string, index int, ok bool) {

@@ -172,3 +172,118 @@ func TestSharedStoreEventIDs(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedStoreGoneForgetsEvents: a request that finds the session's
+// record gone (deleted or expired in the store) ends the session here and
+// forgets its events at once, without waiting for the janitor.
+func TestSharedStoreGoneForgetsEvents(t *testing.T) {
+	events := NewMemoryEventStore(nil)
+	store := NewMemorySessionStore()
+	a := startServer(t, newTestEngine(), &Options{Sessions: store, Events: events, SessionIdleTimeout: time.Hour}, nil, false)
+	sid := a.initialize(Version20251125)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	h := sessionHeaders(sid, Version20251125)
+	h.Set("Accept", "text/event-stream")
+	r := newSSEReader(t, a.open(ctx, "GET", h, "").Body)
+	a.engine.broadcast()
+	if e := r.next(); e.ID == "" {
+		t.Fatalf("event without id: %+v", e)
+	}
+	if _, err := events.After(ctx, sid, a.h.tag+"0", 0); err != nil {
+		t.Fatalf("the event was not stored: %v", err)
+	}
+	if err := store.Delete(ctx, sid); err != nil { // as another instance's DELETE would
+		t.Fatal(err)
+	}
+	if resp, body := a.do("POST", sessionHeaders(sid, Version20251125), listTools); resp.StatusCode != 404 {
+		t.Fatalf("after the record is gone: %d %s", resp.StatusCode, body)
+	}
+	if _, err := events.After(ctx, sid, a.h.tag+"0", 0); !errors.Is(err, ErrEventsGone) {
+		t.Errorf("the session's events outlived it: %v", err)
+	}
+}
+
+// TestSharedStoreLongCallKeepsRecord: a shared session's record lives on
+// past the end of a call that outlasted SessionIdleTimeout, for at least
+// 7/8 of the timeout (the end of a call touches the record unless it was
+// touched within the last eighth).
+func TestSharedStoreLongCallKeepsRecord(t *testing.T) {
+	const idle = time.Second
+	a, b := pair(t, Options{SessionIdleTimeout: idle})
+	a.engine.gate = make(chan struct{})
+	sid := a.initialize(Version20251125)
+	done := make(chan int)
+	go func() {
+		resp, _ := a.do("POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"remember","arguments":{"text":"r"}}}`)
+		done <- resp.StatusCode
+	}()
+	<-a.engine.started
+	time.Sleep(2 * idle)
+	close(a.engine.gate)
+	if code := <-done; code != 200 {
+		t.Fatalf("the long call: %d", code)
+	}
+	time.Sleep(idle * 8 / 10)
+	if resp, body := b.do("POST", sessionHeaders(sid, Version20251125), listTools); resp.StatusCode != 200 {
+		t.Errorf("%v after a long call ended (idle timeout %v): %d %s", idle*8/10, idle, resp.StatusCode, body)
+	}
+}
+
+// TestSharedStoreDeleteNotUndone: a call that ends after a DELETE on
+// another instance does not write the session back.
+func TestSharedStoreDeleteNotUndone(t *testing.T) {
+	a, b := pair(t, Options{SessionIdleTimeout: -1}) // no janitor to notice the DELETE
+	a.engine.gate = make(chan struct{})
+	sid := a.initialize(Version20251125)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		a.do("POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"remember","arguments":{"text":"r"}}}`)
+	}()
+	<-a.engine.started
+	if resp, _ := b.do("DELETE", sessionHeaders(sid, Version20251125), ""); resp.StatusCode != 200 {
+		t.Fatalf("DELETE on B: %d", resp.StatusCode)
+	}
+	close(a.engine.gate) // the call ends and its state changed
+	<-done
+	if resp, body := b.do("POST", sessionHeaders(sid, Version20251125), listTools); resp.StatusCode != 404 {
+		t.Errorf("after the call on A ended: %d %s", resp.StatusCode, body)
+	}
+}
+
+// TestSharedStoreResumeElsewhere: a client whose GET stream dropped on
+// one instance resumes on another with a shared EventStore: it gets the
+// events it missed, then the new instance's live ones.
+func TestSharedStoreResumeElsewhere(t *testing.T) {
+	a, b := pair(t, Options{Events: NewMemoryEventStore(nil)})
+	sid := a.initialize(Version20251125)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	h := sessionHeaders(sid, Version20251125)
+	h.Set("Accept", "text/event-stream")
+	actx, drop := context.WithCancel(ctx)
+	resp := a.open(actx, "GET", h, "")
+	a.engine.broadcast()
+	first := newSSEReader(t, resp.Body).next()
+	drop()
+	resp.Body.Close()
+	eventually(t, "A's GET stream is let go", func() bool {
+		a.engine.broadcast() // missed by the client, kept in the store
+		_, err := a.h.cfg.events.After(ctx, sid, a.h.tag+"0", 1)
+		return err == nil
+	})
+	h.Set("Last-Event-ID", first.ID)
+	r := newSSEReader(t, b.open(ctx, "GET", h, "").Body)
+	missed := r.next()
+	if !strings.HasPrefix(missed.ID, a.h.tag+"0_") || missed.ID == first.ID || !strings.Contains(string(missed.Data), "list_changed") {
+		t.Errorf("first event on B: %+v, want A's missed event after %s", missed, first.ID)
+	}
+	for e := missed; strings.HasPrefix(e.ID, a.h.tag); {
+		b.engine.broadcast()
+		if e = r.next(); strings.HasPrefix(e.ID, b.h.tag+"0_") {
+			return // B's live events follow
+		}
+	}
+	t.Error("B's live events never came")
+}

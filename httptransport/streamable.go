@@ -109,7 +109,7 @@ func (h *Handler) lookup(r *http.Request, sid string) (*liveSession, *httpError)
 		}
 		if err := ls.touch(r.Context()); errors.Is(err, ErrNoSession) {
 			// Deleted or expired on another instance sharing the store.
-			ls.end(context.WithoutCancel(r.Context()), false)
+			ls.gone(context.WithoutCancel(r.Context()))
 			return nil, errSessionNotFound
 		} else if err != nil {
 			h.cfg.logger.Warn("mcp: checking the session in the store failed", "session", sid, "error", err)
@@ -171,6 +171,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 		sess.Version = negotiatedVersion(resp, sess.Version)
 		sess.takeDirty()
 		rec := &SessionRecord{ID: sess.ID, Owner: owner, Version: sess.Version, State: sess.State()}
+		ls.touched = time.Now() // not yet visible to other goroutines
 		if err := h.sessions.Put(r.Context(), rec, h.cfg.idleTimeout); err != nil {
 			h.cfg.logger.Error("mcp: storing new session failed", "error", err)
 			resp = jsonrpc.NewError(m.ID, jsonrpc.Errorf(jsonrpc.CodeInternalError, "could not store the session"))
@@ -232,6 +233,10 @@ func (h *Handler) serveMessages(w http.ResponseWriter, r *http.Request, ls *live
 	}
 	// Every call's place is taken before anything of the POST is served;
 	// startCall gives each back when its call ends.
+	if h.calls != nil && n > h.calls.max {
+		writeRefusal(w, noID, errBatchOverQuota) // would never pass: not 429
+		return
+	}
 	if !h.calls.take(h.calls.owner(r.Context()), n) {
 		refuseOverQuota(w, errTooManyCalls)
 		return
@@ -358,7 +363,9 @@ func (h *Handler) startCall(r *http.Request, ls *liveSession, version string, m 
 		}
 		if ls != nil {
 			ls.removeCall(call)
-			ls.save(context.WithoutCancel(ctx))
+			if ctx := context.WithoutCancel(ctx); ls.touchIfStale(ctx) {
+				ls.save(ctx)
+			}
 		}
 	}()
 	return st.done()
@@ -443,16 +450,16 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 		writeRefusal(w, noID, errSessionMissing)
 		return
 	}
+	if herr := h.checkVersionHeader(r); herr != nil {
+		writeRefusal(w, noID, herr)
+		return
+	}
 	ls, herr := h.lookup(r, sid)
 	if herr != nil {
 		writeRefusal(w, noID, herr)
 		return
 	}
-	if herr := h.checkVersionHeader(r); herr != nil {
-		writeRefusal(w, noID, herr)
-		return
-	}
-	st, after, replay, herr := h.streamFor(ls, lastID)
+	st, after, replay, carried, herr := h.streamFor(r, ls, lastID)
 	if herr != nil {
 		writeRefusal(w, noID, herr)
 		return
@@ -466,7 +473,7 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 		refuseOverQuota(w, errTooManyStreams)
 		return
 	}
-	detached, err := st.attach(w, after, replay, h.parkable(r))
+	detached, err := st.attach(w, after, replay, h.parkable(r), carried...)
 	if err != nil {
 		h.streams.give(owner, 1)
 		writeRefusal(w, noID, err.(*httpError))
@@ -531,9 +538,10 @@ func (h *Handler) serveDelete(w http.ResponseWriter, r *http.Request) {
 		writeRefusal(w, noID, errSessionMissing)
 		return
 	}
-	ls, herr := h.lookup(r, sid)
+	herr := h.checkVersionHeader(r) // before lookup, which would adopt the session here
+	var ls *liveSession
 	if herr == nil {
-		herr = h.checkVersionHeader(r)
+		ls, herr = h.lookup(r, sid)
 	}
 	if herr != nil {
 		writeRefusal(w, noID, herr)

@@ -19,6 +19,8 @@ import (
 //     gate (when set) before each one after the first;
 //   - "slow" blocks until its context ends and reports that on cancelled;
 //   - "sample" asks the client sampling/createMessage and returns the answer;
+//   - "remember" reports on started, waits for gate, then changes the
+//     session's state (so the session is saved when it ends);
 //   - "hold" returns ErrHold, which only a listen may;
 //   - subscriptions/listen acknowledges, then relays broadcasts, holding
 //     the stream with ErrHold when hold is set;
@@ -148,6 +150,18 @@ func (e *testEngine) tool(ctx context.Context, call *Call) (*jsonrpc.Message, er
 		e.cancelled <- p.Arguments.Text
 		e.sendErrs <- call.Send(context.Background(), jsonrpc.NewNotification("notifications/message", json.RawMessage(`{"level":"info","data":"late"}`)))
 		return nil, ctx.Err()
+	case "remember":
+		// Waits for the gate, then changes the session's state.
+		e.started <- p.Arguments.Text
+		select {
+		case <-e.gate:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if call.Session != nil {
+			call.Session.SetState(json.RawMessage(`{"initialized":true,"remembered":true}`))
+		}
+		return result(m.ID, map[string]any{"text": p.Arguments.Text}), nil
 	case "sample":
 		req := &jsonrpc.Message{JSONRPC: "2.0", ID: jsonrpc.Int64ID(1), Method: "sampling/createMessage", Params: json.RawMessage(`{"messages":[],"maxTokens":1}`)}
 		if err := call.Send(ctx, req); err != nil {

@@ -1,0 +1,111 @@
+package httptransport
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// How a live session keeps its SessionStore record (digest 1.8).
+//
+// The handler's own store (Options.Sessions nil) is private: only this
+// instance writes it, and the live session is the authority. A store
+// passed in Options.Sessions is taken as shared by other instances, and
+// the record is the authority: a session whose record is gone (deleted or
+// expired elsewhere) ends here too, and every instance then answers 404.
+// A 2024-11-05 session lives on the instance holding its stream and is
+// never shared.
+
+// shared reports whether other instances may serve this session.
+func (ls *liveSession) shared() bool {
+	return ls.h.cfg.sharedSessions && !ls.sess.Legacy
+}
+
+// touch records activity and extends the stored record's life. For a
+// shared session it reports ErrNoSession when the record is gone.
+func (ls *liveSession) touch(ctx context.Context) error {
+	now := time.Now()
+	ls.mu.Lock()
+	ls.lastUsed = now
+	ls.mu.Unlock()
+	var err error
+	switch {
+	case ls.h.cfg.idleTimeout > 0:
+		err = ls.h.sessions.Touch(ctx, ls.id, ls.h.cfg.idleTimeout)
+	case ls.shared():
+		_, err = ls.h.sessions.Get(ctx, ls.id)
+	}
+	if !ls.shared() {
+		return nil
+	}
+	if err == nil {
+		ls.mu.Lock()
+		ls.touched = now
+		ls.mu.Unlock()
+	}
+	return err
+}
+
+// touchIfStale touches a shared session's record at the end of a call
+// when the last touch is old enough for the record to lapse early (a long
+// call touched it only at its start and on the janitor's rounds), so that
+// the record lives SessionIdleTimeout past the call's end. It reports
+// false, having ended the session here, when the record is gone.
+func (ls *liveSession) touchIfStale(ctx context.Context) bool {
+	if !ls.shared() || ls.h.cfg.idleTimeout <= 0 {
+		return true
+	}
+	ls.mu.Lock()
+	stale := time.Since(ls.touched) > ls.h.cfg.idleTimeout/8
+	ls.mu.Unlock()
+	if !stale {
+		return true
+	}
+	if err := ls.touch(ctx); errors.Is(err, ErrNoSession) {
+		ls.gone(ctx)
+		return false
+	}
+	return true
+}
+
+// gone ends a shared session whose record another instance deleted, or
+// that expired in the store, and forgets its events.
+func (ls *liveSession) gone(ctx context.Context) {
+	ls.end(ctx, false)
+	if ls.h.cfg.events != nil {
+		_ = ls.h.cfg.events.SessionClosed(ctx, ls.id)
+	}
+}
+
+// save stores the engine's state if it changed. A session that has ended
+// is not written back, nor a shared one whose record is gone: a call
+// ending after a DELETE elsewhere must not bring the session back. (The
+// store has no put-if-present, so a DELETE between the check and the Put
+// can still be undone; the window is one store round trip.)
+func (ls *liveSession) save(ctx context.Context) {
+	if !ls.sess.takeDirty() {
+		return
+	}
+	ls.mu.Lock()
+	ended := ls.ended
+	ls.mu.Unlock()
+	if ended {
+		return
+	}
+	if ls.shared() {
+		if _, err := ls.h.sessions.Get(ctx, ls.id); errors.Is(err, ErrNoSession) {
+			ls.gone(ctx)
+			return
+		}
+	}
+	rec := &SessionRecord{ID: ls.id, Owner: ls.owner, Version: ls.sess.Version, Legacy: ls.sess.Legacy, State: ls.sess.State()}
+	if err := ls.h.sessions.Put(ctx, rec, ls.h.cfg.idleTimeout); err != nil {
+		ls.h.cfg.logger.Warn("mcp: saving session state failed", "session", ls.id, "error", err)
+		return
+	}
+	if ls.shared() {
+		ls.mu.Lock()
+		ls.touched = time.Now()
+		ls.mu.Unlock()
+	}
+}
