@@ -8,24 +8,31 @@ import (
 	"math"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/MicahParks/jwkset"
-	"github.com/MicahParks/keyfunc/v3"
 	"github.com/golang-jwt/jwt/v5"
 	"golang.org/x/time/rate"
 )
 
-// jwksSource serves keys from a remote JWK Set through keyfunc/jwkset: one
-// fetch at start, a periodic refresh, and a rate-limited refresh when a
-// token names an unknown key ID. It remembers whether the last fetch
-// worked, which is how a missing key is told apart from an unreachable
-// key server.
+// jwksSource serves keys from a remote JWK Set through jwkset: one fetch
+// at start, a periodic refresh, and a rate-limited refresh when a token
+// names an unknown key ID. It remembers whether the last fetch worked,
+// which is how a missing key is told apart from an unreachable key
+// server.
+//
+// The unknown-kid rate limit is applied here, not inside jwkset, whose
+// limiter makes a refused request wait up to the fetch timeout and then
+// leaves the refresh only what remains of it: a request either refreshes
+// at once with the whole fetch timeout, or does not refresh at all.
 type jwksSource struct {
-	storage   jwkset.Storage
-	limiter   *rate.Limiter
-	health    *fetchHealth
-	transport *http.Transport // owned, closed by close; nil for a caller's client
+	cache      jwkset.Storage // the fetched set, read from memory
+	refresher  jwkset.Storage // reads like cache, refreshing on a miss
+	limiter    *rate.Limiter  // unknown-kid refreshes
+	refreshing atomic.Int32   // unknown-kid refreshes in flight
+	health     *fetchHealth
+	transport  *http.Transport // owned, closed by close; nil for a caller's client
 }
 
 func newJWKSSource(lifetime context.Context, opts *JWTOptions, logger *slog.Logger) (*jwksSource, error) {
@@ -56,27 +63,34 @@ func newJWKSSource(lifetime context.Context, opts *JWTOptions, logger *slog.Logg
 	}
 	client.Transport = &healthTransport{base: base, health: s.health}
 
-	kf, err := keyfunc.NewDefaultOverrideCtx(lifetime, []string{opts.JWKSURL}, keyfunc.Override{
-		Client:           &client,
-		HTTPTimeout:      fetchTimeout,
-		RateLimitWaitMax: fetchTimeout,
-		RefreshInterval:  refreshInterval,
-		RefreshErrorHandlerFunc: func(jwksURL string) func(context.Context, error) {
-			return func(ctx context.Context, err error) {
-				if !errors.Is(ctx.Err(), context.Canceled) {
-					s.health.record(false)
-				}
-				logger.LogAttrs(ctx, slog.LevelWarn, "auth: JWKS fetch failed",
-					slog.String("jwks_url", jwksURL), slog.String("error", err.Error()))
+	cache, err := jwkset.NewStorageFromHTTP(opts.JWKSURL, jwkset.HTTPClientStorageOptions{
+		Client:                    &client,
+		Ctx:                       lifetime,
+		HTTPTimeout:               fetchTimeout,
+		NoErrorReturnFirstHTTPReq: true, // logged; the verifier starts anyway
+		RefreshInterval:           refreshInterval,
+		RefreshErrorHandler: func(ctx context.Context, err error) {
+			if !errors.Is(ctx.Err(), context.Canceled) {
+				s.health.record(false)
 			}
+			logger.LogAttrs(ctx, slog.LevelWarn, "auth: JWKS fetch failed",
+				slog.String("jwks_url", opts.JWKSURL), slog.String("error", err.Error()))
 		},
-		RefreshUnknownKID: s.limiter,
 	})
 	if err != nil {
 		s.close()
 		return nil, fmt.Errorf("start JWKS client: %w", err)
 	}
-	s.storage = kf.Storage()
+	refresher, err := jwkset.NewHTTPClient(jwkset.HTTPClientOptions{
+		HTTPURLs:          map[string]jwkset.Storage{opts.JWKSURL: cache},
+		RateLimitWaitMax:  fetchTimeout,                  // the refresh's own deadline
+		RefreshUnknownKID: rate.NewLimiter(rate.Inf, 1), // s.limiter decides
+	})
+	if err != nil {
+		s.close()
+		return nil, fmt.Errorf("start JWKS client: %w", err)
+	}
+	s.cache, s.refresher = cache, refresher
 	return s, nil
 }
 
@@ -89,19 +103,17 @@ func (s *jwksSource) key(ctx context.Context, t *jwt.Token) (any, error) {
 	if !hasKID {
 		return s.keySet(ctx, alg)
 	}
-	jwk, err := s.storage.KeyRead(ctx, kid)
+	jwk, err := s.cache.KeyRead(ctx, kid)
+	if errors.Is(err, jwkset.ErrKeyNotFound) {
+		jwk, err = s.refreshFor(ctx, kid)
+	}
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return nil, Unavailable(0, fmt.Errorf("look up signing key: %w", ctxErr))
 		}
-		if !errors.Is(err, jwkset.ErrKeyNotFound) {
-			// jwkset reports ErrKeyNotFound once its lookup, refresh
-			// included, has run; the in-memory cache fails in no other
-			// way, so this is the rate limit on unknown-kid refreshes
-			// refusing the refresh. The key may have been rotated in
-			// since the last refresh: that is no proof the token is bad,
-			// and a 401 would make the client discard a good token.
-			return nil, Unavailable(s.retryAfter(), fmt.Errorf("look up signing key, JWKS refresh rate-limited: %w", err))
+		var unavailable *UnavailableError
+		if errors.As(err, &unavailable) {
+			return nil, unavailable
 		}
 		if !s.health.healthy() {
 			return nil, Unavailable(s.retryAfter(), fmt.Errorf("look up signing key, JWKS unreachable: %w", err))
@@ -115,9 +127,61 @@ func (s *jwksSource) key(ctx context.Context, t *jwt.Token) (any, error) {
 	return key, nil
 }
 
+// refreshFor fetches the JWK Set again for a key ID not in the cache, if
+// the unknown-kid rate limit allows, and looks the key up in it. When the
+// limit refuses, the key may still have been rotated in since the last
+// fetch: that is no proof the token is bad (a 401 would make the client
+// discard a good token), so the answer is ErrUnavailable with the time
+// until the next refresh is allowed, or a second when a refresh is in
+// flight that may bring the key. (Tokens whose claims are unacceptable
+// were refused before any key lookup.)
+func (s *jwksSource) refreshFor(ctx context.Context, kid string) (jwkset.JWK, error) {
+	if !s.allowRefresh(ctx) {
+		if jwk, err := s.cache.KeyRead(ctx, kid); err == nil {
+			return jwk, nil // a concurrent refresh just brought it
+		}
+		retry := s.retryAfter()
+		if s.refreshing.Load() > 0 {
+			retry = time.Second
+		}
+		return jwkset.JWK{}, Unavailable(retry, fmt.Errorf("look up signing key %q: JWKS refresh rate-limited", kid))
+	}
+	s.refreshing.Add(1)
+	defer s.refreshing.Add(-1)
+	return s.refresher.KeyRead(ctx, kid)
+}
+
+// maxRefreshWait is how long a request waits for the unknown-kid rate
+// limit to allow a refresh, when it will soon; past that it does not wait.
+const maxRefreshWait = time.Second
+
+// allowRefresh takes a place in the unknown-kid rate limit, waiting for it
+// at most maxRefreshWait (never out of the fetch timeout, which the
+// refresh then has whole).
+func (s *jwksSource) allowRefresh(ctx context.Context) bool {
+	r := s.limiter.Reserve()
+	delay := r.Delay()
+	if delay == 0 {
+		return true
+	}
+	if delay > maxRefreshWait {
+		r.Cancel()
+		return false
+	}
+	t := time.NewTimer(delay)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		r.Cancel()
+		return false
+	}
+}
+
 // keySet returns every cached key that fits alg, for tokens without "kid".
 func (s *jwksSource) keySet(ctx context.Context, alg string) (any, error) {
-	all, err := s.storage.KeyReadAll(ctx)
+	all, err := s.cache.KeyReadAll(ctx)
 	if err != nil {
 		return nil, Unavailable(0, fmt.Errorf("read cached keys: %w", err))
 	}

@@ -93,12 +93,15 @@ type JWTOptions struct {
 
 	// RefreshRateLimit is the minimum time between two JWKS refreshes
 	// triggered by tokens whose key ID is not cached, so that forged key
-	// IDs cannot flood the authorization server. Such a token that finds
-	// the refresh refused by this limit gets an error matching
-	// ErrUnavailable (503) with a retry hint of the time until the next
-	// refresh is allowed, not ErrInvalidToken, since its key may have been
-	// rotated in since the last refresh. The zero value means
-	// DefaultRefreshRateLimit.
+	// IDs cannot flood the authorization server. A token due a refresh
+	// that is allowed within a second waits for it; one that finds the
+	// refresh refused gets an error matching ErrUnavailable (503), not
+	// ErrInvalidToken, since its key may have been rotated in since the
+	// last refresh, with a retry hint of the time until the next refresh
+	// is allowed (a second while another request's refresh is in flight).
+	// Tokens whose claims fail (expired, another issuer or audience) are
+	// refused before any key lookup and never refresh. The zero value
+	// means DefaultRefreshRateLimit.
 	RefreshRateLimit time.Duration
 
 	// Logger receives JWKS refresh failures. The zero value means
@@ -118,10 +121,11 @@ type JWTOptions struct {
 // A JWTVerifier is safe for concurrent use. Call Close to stop its
 // background JWKS refresh.
 type JWTVerifier struct {
-	parser *jwt.Parser
-	keys   keySource
-	ctx    context.Context
-	cancel context.CancelFunc
+	parser    *jwt.Parser
+	validator *jwt.Validator // the parser's claim rules, run before the key lookup
+	keys      keySource
+	ctx       context.Context
+	cancel    context.CancelFunc
 }
 
 // NewJWTVerifier validates opts and returns a verifier. With a JWKSURL it
@@ -162,17 +166,18 @@ func NewJWTVerifier(ctx context.Context, opts *JWTOptions) (*JWTVerifier, error)
 	}
 
 	lifetime, cancel := context.WithCancel(ctx)
+	claimRules := []jwt.ParserOption{
+		jwt.WithIssuer(opts.Issuer),
+		jwt.WithAudience(opts.Audience),
+		jwt.WithLeeway(leeway),
+		jwt.WithExpirationRequired(),
+		jwt.WithIssuedAt(),
+	}
 	v := &JWTVerifier{
-		parser: jwt.NewParser(
-			jwt.WithValidMethods(slices.Clone(algs)),
-			jwt.WithIssuer(opts.Issuer),
-			jwt.WithAudience(opts.Audience),
-			jwt.WithLeeway(leeway),
-			jwt.WithExpirationRequired(),
-			jwt.WithIssuedAt(),
-		),
-		ctx:    lifetime,
-		cancel: cancel,
+		parser:    jwt.NewParser(append([]jwt.ParserOption{jwt.WithValidMethods(slices.Clone(algs))}, claimRules...)...),
+		validator: jwt.NewValidator(claimRules...),
+		ctx:       lifetime,
+		cancel:    cancel,
 	}
 
 	var err error
@@ -218,6 +223,12 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string) (*identity.Info,
 	claims := jwt.MapClaims{}
 	_, err := v.parser.ParseWithClaims(token, claims, func(t *jwt.Token) (any, error) {
 		if err := checkNoCrit(t); err != nil {
+			return nil, err
+		}
+		// Claims no key could make acceptable (expired, another issuer or
+		// resource) are refused before the key lookup, so such a token
+		// gets 401 whatever its kid, and never makes the JWKS refresh.
+		if err := v.validator.Validate(t.Claims); err != nil {
 			return nil, err
 		}
 		return v.keys.key(ctx, t)

@@ -446,3 +446,83 @@ func TestJWKSForgedKIDDoesNotStarveRotation(t *testing.T) {
 		t.Errorf("WWW-Authenticate = %q on a 503", h)
 	}
 }
+
+// TestJWKSUnacceptableClaimsUnknownKID: a token whose claims no key could
+// make acceptable (expired, another issuer or resource) is invalid (401)
+// whatever its kid, even while unknown-kid refreshes are rate-limited, and
+// never makes a refresh.
+func TestJWKSUnacceptableClaimsUnknownKID(t *testing.T) {
+	k := sharedKeys()
+	jwks := newJWKSServer(t, allJWKs(k)...)
+	v := newJWKSVerifier(t, jwks.URL, func(o *JWTOptions) { o.RefreshRateLimit = time.Hour })
+	ctx := context.Background()
+	if _, err := v.Verify(ctx, sign(t, jwt.SigningMethodRS256, k.rsaOther, "forged", validClaims("a"))); !errors.Is(err, ErrInvalidToken) {
+		t.Fatalf("forged kid (refresh allowed): %v", err)
+	}
+	expired := validClaims("a")
+	expired["iat"] = time.Now().Add(-3 * time.Hour).Unix()
+	expired["exp"] = time.Now().Add(-2 * time.Hour).Unix()
+	otherAudience := validClaims("a")
+	otherAudience["aud"] = "https://other.example.com/mcp"
+	otherIssuer := validClaims("a")
+	otherIssuer["iss"] = "https://other-as.example.com"
+	hits := jwks.hits.Load()
+	for name, c := range map[string]jwt.MapClaims{"expired": expired, "another resource": otherAudience, "another issuer": otherIssuer} {
+		for _, kid := range []string{"rotated", "rsa1"} {
+			if _, err := v.Verify(ctx, sign(t, jwt.SigningMethodRS256, k.rsa, kid, c)); !errors.Is(err, ErrInvalidToken) || errors.Is(err, ErrUnavailable) {
+				t.Errorf("%s, kid %s: %v, want ErrInvalidToken", name, kid, err)
+			}
+		}
+	}
+	if jwks.hits.Load() != hits {
+		t.Errorf("unacceptable tokens made %d JWKS fetches", jwks.hits.Load()-hits)
+	}
+}
+
+// TestJWKSConcurrentRotatedKID: while one request fetches the JWK Set for
+// a new kid, another with the same kid is told to retry in a second (or
+// finds the key), not after the whole rate-limit period.
+func TestJWKSConcurrentRotatedKID(t *testing.T) {
+	k := sharedKeys()
+	jwks := newJWKSServer(t, jwkRSA("old", &k.rsa.PublicKey))
+	v := newJWKSVerifier(t, jwks.URL, func(o *JWTOptions) { o.RefreshRateLimit = time.Minute })
+	ctx := context.Background()
+	jwks.set(jwkRSA("old", &k.rsa.PublicKey), jwkEC("new", &k.ec.PublicKey))
+	jwks.delay.Store(int64(300 * time.Millisecond))
+	token := sign(t, jwt.SigningMethodES256, k.ec, "new", validClaims("a"))
+	hits := jwks.hits.Load()
+	first := make(chan error, 1)
+	go func() { _, err := v.Verify(ctx, token); first <- err }()
+	for jwks.hits.Load() == hits {
+		time.Sleep(time.Millisecond) // the first request's refresh has reached the server
+	}
+	_, err := v.Verify(ctx, token)
+	var unavailable *UnavailableError
+	if err != nil && (!errors.As(err, &unavailable) || unavailable.RetryAfter > time.Second) {
+		t.Errorf("second request during the refresh: %v", err)
+	}
+	if err := <-first; err != nil {
+		t.Errorf("first request: %v", err)
+	}
+}
+
+// TestJWKSRefreshGetsWholeFetchTimeout: a request that waits for the
+// unknown-kid rate limit does not spend the refresh's fetch timeout on
+// the wait, so a slow but healthy key server is not taken for down.
+func TestJWKSRefreshGetsWholeFetchTimeout(t *testing.T) {
+	k := sharedKeys()
+	jwks := newJWKSServer(t, allJWKs(k)...)
+	v := newJWKSVerifier(t, jwks.URL, func(o *JWTOptions) {
+		o.FetchTimeout = time.Second
+		o.RefreshRateLimit = 1500 * time.Millisecond
+	})
+	ctx := context.Background()
+	jwks.delay.Store(int64(400 * time.Millisecond))
+	if _, err := v.Verify(ctx, sign(t, jwt.SigningMethodRS256, k.rsaOther, "forged-1", validClaims("a"))); !errors.Is(err, ErrInvalidToken) {
+		t.Fatalf("first forged kid: %v", err)
+	}
+	time.Sleep(200 * time.Millisecond) // the next refresh is allowed in about 900 ms
+	if _, err := v.Verify(ctx, sign(t, jwt.SigningMethodRS256, k.rsaOther, "forged-2", validClaims("a"))); !errors.Is(err, ErrInvalidToken) || errors.Is(err, ErrUnavailable) {
+		t.Errorf("second forged kid, key server slow but healthy: %v, want ErrInvalidToken", err)
+	}
+}

@@ -94,8 +94,9 @@ func jwkOKP(kid string, k ed25519.PublicKey) map[string]any {
 // jwksServer serves a JWK Set that tests can replace, on loopback.
 type jwksServer struct {
 	*httptest.Server
-	doc  atomic.Pointer[[]byte]
-	hits atomic.Int64
+	doc   atomic.Pointer[[]byte]
+	hits  atomic.Int64
+	delay atomic.Int64 // nanoseconds each answer waits
 }
 
 func newJWKSServer(t *testing.T, keys ...map[string]any) *jwksServer {
@@ -104,6 +105,7 @@ func newJWKSServer(t *testing.T, keys ...map[string]any) *jwksServer {
 	s.set(keys...)
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.hits.Add(1)
+		time.Sleep(time.Duration(s.delay.Load()))
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(*s.doc.Load())
 	}))
