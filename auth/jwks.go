@@ -83,7 +83,7 @@ func newJWKSSource(lifetime context.Context, opts *JWTOptions, logger *slog.Logg
 	}
 	refresher, err := jwkset.NewHTTPClient(jwkset.HTTPClientOptions{
 		HTTPURLs:          map[string]jwkset.Storage{opts.JWKSURL: cache},
-		RateLimitWaitMax:  fetchTimeout,                  // the refresh's own deadline
+		RateLimitWaitMax:  fetchTimeout,                 // the refresh's own deadline
 		RefreshUnknownKID: rate.NewLimiter(rate.Inf, 1), // s.limiter decides
 	})
 	if err != nil {
