@@ -98,7 +98,9 @@ func (e *Engine) discoverCaps(ctx context.Context) (c capSet, ok bool) {
 	e.caps.mu.Unlock()
 	raw, err := e.request(ctx, "server/discover", map[string]any{"_meta": modernMeta()})
 	if err != nil {
-		e.logger.Warn("gosdk: server/discover for the capability check failed", "error", err)
+		if ctx.Err() == nil { // a client that left is not worth a warning
+			e.logger.Warn("gosdk: server/discover for the capability check failed", "error", err)
+		}
 		return 0, false
 	}
 	var res struct {
