@@ -109,16 +109,6 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // (req.Extra.TokenInfo) at 2026-07-28, 2025-11-25 and over legacy SSE; a
 // session opened by one principal is not found for another.
 func TestTokenReachesTool(t *testing.T) {
-	pub, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	jwks := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"keys":[{"kty":"OKP","crv":"Ed25519","kid":"k1","alg":"EdDSA","use":"sig","x":%q}]}`, base64.RawURLEncoding.EncodeToString(pub))
-	}))
-	defer jwks.Close()
-
 	server := mcp.NewServer(&mcp.Implementation{Name: "auth", Version: "1"}, nil)
 	mcp.AddTool(server, &mcp.Tool{Name: "whoami"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
 		who := "anonymous"
@@ -127,40 +117,11 @@ func TestTokenReachesTool(t *testing.T) {
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: who}}}, nil, nil
 	})
-	engine := gosdk.NewEngine(server, nil)
-	defer engine.Close()
-	h := httptransport.New(engine, nil)
-	mux := http.NewServeMux()
-	srv := httptest.NewServer(mux)
-	defer srv.Close()
-	resource := srv.URL + "/mcp"
+	af := newAuthFixture(t, server, nil)
+	resource, prm := af.resource, af.metadata
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	verifier, err := auth.NewJWTVerifier(ctx, &auth.JWTOptions{Issuer: "https://issuer.test", Audience: resource, JWKSURL: jwks.URL, Algorithms: []string{"EdDSA"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer verifier.Close()
-	prm, _ := auth.MetadataURL(resource)
-	mux.Handle("/mcp", auth.RequireBearer(verifier, &auth.Options{ResourceMetadataURL: prm, Scopes: []string{"mcp"}})(h))
-	defer func() {
-		sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer scancel()
-		_ = h.Shutdown(sctx)
-	}()
-
-	token := func(sub string) string {
-		tok := jwt.NewWithClaims(jwt.SigningMethodEdDSA, jwt.MapClaims{
-			"iss": "https://issuer.test", "aud": resource, "sub": sub, "scope": "mcp tools",
-			"exp": time.Now().Add(time.Hour).Unix(), "iat": time.Now().Unix(),
-		})
-		tok.Header["kid"] = "k1"
-		s, err := tok.SignedString(priv)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
+	token := func(sub string) string { return af.token(sub, time.Hour) }
 	alice := &http.Client{Transport: bearerTransport{token("alice")}}
 	whoami := func(t *testing.T, cs *mcp.ClientSession) string {
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "whoami", Arguments: map[string]any{}})
@@ -211,5 +172,95 @@ func TestTokenReachesTool(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 401 || !strings.Contains(resp.Header.Get("WWW-Authenticate"), `resource_metadata="`+prm+`"`) {
 		t.Errorf("no token: %d %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+	}
+}
+
+// authFixture serves a go-sdk server through the transport behind
+// auth.RequireBearer, verifying Ed25519-signed JWTs against a real JWKS
+// endpoint.
+type authFixture struct {
+	resource, metadata string
+	h                  *httptransport.Handler
+	priv               ed25519.PrivateKey
+	t                  *testing.T
+}
+
+func newAuthFixture(t *testing.T, server *mcp.Server, opts *httptransport.Options) *authFixture {
+	t.Helper()
+	pub, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jwks := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"keys":[{"kty":"OKP","crv":"Ed25519","kid":"k1","alg":"EdDSA","use":"sig","x":%q}]}`, base64.RawURLEncoding.EncodeToString(pub))
+	}))
+	t.Cleanup(jwks.Close)
+	engine := gosdk.NewEngine(server, nil)
+	h := httptransport.New(engine, opts)
+	mux := http.NewServeMux()
+	srv := httptest.NewServer(mux)
+	stopAtCleanup(t, h, srv, engine)
+	af := &authFixture{resource: srv.URL + "/mcp", h: h, priv: priv, t: t}
+	verifier, err := auth.NewJWTVerifier(context.Background(), &auth.JWTOptions{Issuer: "https://issuer.test", Audience: af.resource, JWKSURL: jwks.URL, Algorithms: []string{"EdDSA"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = verifier.Close() })
+	af.metadata, _ = auth.MetadataURL(af.resource)
+	mux.Handle("/mcp", auth.RequireBearer(verifier, &auth.Options{ResourceMetadataURL: af.metadata, Scopes: []string{"mcp"}})(h))
+	return af
+}
+
+// token signs a token for sub that expires after ttl.
+func (af *authFixture) token(sub string, ttl time.Duration) string {
+	tok := jwt.NewWithClaims(jwt.SigningMethodEdDSA, jwt.MapClaims{
+		"iss": "https://issuer.test", "aud": af.resource, "sub": sub, "scope": "mcp tools",
+		"exp": time.Now().Add(ttl).Unix(), "iat": time.Now().Unix(),
+	})
+	tok.Header["kid"] = "k1"
+	s, err := tok.SignedString(af.priv)
+	if err != nil {
+		af.t.Fatal(err)
+	}
+	return s
+}
+
+// TestStreamEndsWithToken: a 2025-era GET stream opened with a real JWT
+// ends when the token expires (the client then comes back with a fresh
+// one), and with Options.StreamsOutliveTokens it does not.
+func TestStreamEndsWithToken(t *testing.T) {
+	for _, outlive := range []bool{false, true} {
+		server := mcp.NewServer(&mcp.Implementation{Name: "auth", Version: "1"}, nil)
+		af := newAuthFixture(t, server, &httptransport.Options{StreamsOutliveTokens: outlive})
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		client := &http.Client{Transport: bearerTransport{af.token("alice", 2*time.Second)}}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: af.resource, HTTPClient: client, DisableStandaloneSSE: true}, &mcp.ClientSessionOptions{ProtocolVersion: httptransport.Version20251125})
+		if err != nil {
+			t.Fatalf("connect: %v", err)
+		}
+		defer cs.Close()
+		req, _ := http.NewRequestWithContext(ctx, "GET", af.resource, nil)
+		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("Mcp-Session-Id", cs.ID())
+		req.Header.Set("Mcp-Protocol-Version", httptransport.Version20251125)
+		resp, err := client.Do(req)
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("GET stream: %v %v", resp, err)
+		}
+		ended := make(chan error, 1)
+		go func() { _, err := io.Copy(io.Discard, resp.Body); ended <- err }()
+		select {
+		case err := <-ended:
+			if outlive {
+				t.Errorf("with StreamsOutliveTokens the stream ended at the token's expiry (%v)", err)
+			}
+		case <-time.After(4 * time.Second):
+			if !outlive {
+				t.Error("the GET stream outlived its token")
+			}
+		}
+		resp.Body.Close()
 	}
 }
