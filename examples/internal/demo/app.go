@@ -45,7 +45,12 @@ type Config struct {
 func NewApp(ctx context.Context, ln net.Listener, out io.Writer, c Config) (*App, error) {
 	a := &App{URL: BaseURL(ln) + c.Path, ln: ln, out: out}
 	a.engine = gosdk.NewEngine(NewServer(c.Name, c.Describe), nil)
-	a.Endpoint = httptransport.New(a.engine, nil)
+	a.Endpoint = httptransport.New(a.engine, &httptransport.Options{
+		// What one caller may hold at once (per token subject; callers
+		// without a token count as one): 429 past it.
+		MaxCallsPerPrincipal:   64,
+		MaxStreamsPerPrincipal: 16,
+	})
 	if !c.Auth {
 		return a, nil
 	}
