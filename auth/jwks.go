@@ -70,7 +70,11 @@ func newJWKSSource(lifetime context.Context, opts *JWTOptions, logger *slog.Logg
 		NoErrorReturnFirstHTTPReq: true, // logged; the verifier starts anyway
 		RefreshInterval:           refreshInterval,
 		RefreshErrorHandler: func(ctx context.Context, err error) {
-			if !errors.Is(ctx.Err(), context.Canceled) {
+			// jwkset cancels ctx before calling this, so the error says
+			// whether the fetch was cut short by its caller (a client that
+			// left) or failed: unreachable, a bad status, a body that is
+			// not a JWK Set (which the transport saw as a 200).
+			if !errors.Is(err, context.Canceled) {
 				s.health.record(false)
 			}
 			logger.LogAttrs(ctx, slog.LevelWarn, "auth: JWKS fetch failed",
@@ -137,17 +141,17 @@ func (s *jwksSource) key(ctx context.Context, t *jwt.Token) (any, error) {
 // were refused before any key lookup.)
 func (s *jwksSource) refreshFor(ctx context.Context, kid string) (jwkset.JWK, error) {
 	if !s.allowRefresh(ctx) {
+		busy := s.refreshing.Load() > 0 // before the re-read, so a refresh ending between them is seen
 		if jwk, err := s.cache.KeyRead(ctx, kid); err == nil {
 			return jwk, nil // a concurrent refresh just brought it
 		}
 		retry := s.retryAfter()
-		if s.refreshing.Load() > 0 {
+		if busy {
 			retry = time.Second
 		}
 		return jwkset.JWK{}, Unavailable(retry, fmt.Errorf("look up signing key %q: JWKS refresh rate-limited", kid))
 	}
-	s.refreshing.Add(1)
-	defer s.refreshing.Add(-1)
+	defer s.refreshing.Add(-1) // counted by allowRefresh
 	return s.refresher.KeyRead(ctx, kid)
 }
 
@@ -157,26 +161,17 @@ const maxRefreshWait = time.Second
 
 // allowRefresh takes a place in the unknown-kid rate limit, waiting for it
 // at most maxRefreshWait (never out of the fetch timeout, which the
-// refresh then has whole).
+// refresh then has whole), and counts the refresh as in flight. A request
+// refused takes nothing from the limit: Wait reserves only what it can
+// have before its deadline.
 func (s *jwksSource) allowRefresh(ctx context.Context) bool {
-	r := s.limiter.Reserve()
-	delay := r.Delay()
-	if delay == 0 {
-		return true
-	}
-	if delay > maxRefreshWait {
-		r.Cancel()
+	wctx, cancel := context.WithTimeout(ctx, maxRefreshWait)
+	defer cancel()
+	if s.limiter.Wait(wctx) != nil {
 		return false
 	}
-	t := time.NewTimer(delay)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		r.Cancel()
-		return false
-	}
+	s.refreshing.Add(1)
+	return true
 }
 
 // keySet returns every cached key that fits alg, for tokens without "kid".

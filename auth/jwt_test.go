@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -524,5 +525,55 @@ func TestJWKSRefreshGetsWholeFetchTimeout(t *testing.T) {
 	time.Sleep(200 * time.Millisecond) // the next refresh is allowed in about 900 ms
 	if _, err := v.Verify(ctx, sign(t, jwt.SigningMethodRS256, k.rsaOther, "forged-2", validClaims("a"))); !errors.Is(err, ErrInvalidToken) || errors.Is(err, ErrUnavailable) {
 		t.Errorf("second forged kid, key server slow but healthy: %v, want ErrInvalidToken", err)
+	}
+}
+
+// TestJWKSGarbageBodyIsUnavailable: a key server that answers 200 with
+// something that is not a JWK Set is down for the verifier: a token no
+// cached key fits gets ErrUnavailable (503), not ErrInvalidToken.
+func TestJWKSGarbageBodyIsUnavailable(t *testing.T) {
+	k := sharedKeys()
+	garbage := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte("<html>maintenance</html>"))
+	}))
+	defer garbage.Close()
+	v := newJWKSVerifier(t, garbage.URL, nil)
+	ctx := context.Background()
+	for _, kid := range []string{"", "rsa1"} {
+		if _, err := v.Verify(ctx, sign(t, jwt.SigningMethodRS256, k.rsa, kid, validClaims(""))); !errors.Is(err, ErrUnavailable) {
+			t.Errorf("kid %q: %v, want ErrUnavailable", kid, err)
+		}
+	}
+}
+
+// TestJWKSRefusedRefreshesTakeNothing: a burst of concurrent tokens with
+// an unknown kid, all refused by the rate limit, does not push the next
+// refresh further away than the limit's period.
+func TestJWKSRefusedRefreshesTakeNothing(t *testing.T) {
+	k := sharedKeys()
+	jwks := newJWKSServer(t, allJWKs(k)...)
+	v := newJWKSVerifier(t, jwks.URL, func(o *JWTOptions) { o.RefreshRateLimit = time.Minute })
+	ctx := context.Background()
+	token := sign(t, jwt.SigningMethodRS256, k.rsaOther, "rotated", validClaims("a"))
+	if _, err := v.Verify(ctx, token); !errors.Is(err, ErrInvalidToken) {
+		t.Fatalf("first unknown kid (refreshed): %v", err)
+	}
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Go(func() {
+			for range 50 {
+				_, _ = v.Verify(ctx, token)
+			}
+		})
+	}
+	wg.Wait()
+	_, err := v.Verify(ctx, token)
+	var un *UnavailableError
+	if !errors.As(err, &un) {
+		t.Fatalf("after the burst: %v, want ErrUnavailable", err)
+	}
+	if un.RetryAfter > time.Minute {
+		t.Errorf("after the burst the next refresh is %v away, more than the limit's minute", un.RetryAfter)
 	}
 }
