@@ -26,12 +26,12 @@ type Handler struct {
 
 	calls, streams *quota // per-principal bounds (limits.go); nil when unbounded
 
-	mu      sync.Mutex
-	live    map[string]*liveSession // sessions served by this instance
-	listens map[*stream]*Call       // open 2026-07-28 subscriptions/listen streams
-	parked  map[*stream]*parkedConn // streams taken over from net/http (park.go)
-	servers map[*http.Server]bool   // servers with a shutdown hook; true once shut down (park.go)
-	janitor chan struct{}           // closed to stop the expiry loop
+	mu              sync.Mutex
+	live            map[string]*liveSession // sessions served by this instance
+	listens         map[*stream]*Call       // open 2026-07-28 subscriptions/listen streams
+	parked          map[*stream]*parkedConn // streams taken over from net/http (park.go)
+	servers         map[*http.Server]bool   // servers with a shutdown hook; true once shut down (park.go)
+	stopJanitorLoop context.CancelFunc      // ends the expiry loop; nil when none runs
 
 	janitorWG sync.WaitGroup
 

@@ -6,9 +6,6 @@ import (
 	"time"
 )
 
-// janitorStoreTimeout bounds the store calls of one janitor round.
-const janitorStoreTimeout = 5 * time.Second
-
 // startJanitor starts, once, the loop that ends idle sessions.
 func (h *Handler) startJanitor() {
 	if h.cfg.idleTimeout <= 0 {
@@ -16,11 +13,13 @@ func (h *Handler) startJanitor() {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.janitor != nil || h.closing.Load() {
+	if h.stopJanitorLoop != nil || h.closing.Load() {
 		return
 	}
-	h.janitor = make(chan struct{})
-	stopped := h.janitor
+	// Its context ends with the loop (stopJanitor, which Shutdown waits
+	// on), so that no store call of a round outlives it.
+	ctx, stop := context.WithCancel(h.ctx)
+	h.stopJanitorLoop = stop
 	interval := max(h.cfg.idleTimeout/4, 5*time.Millisecond)
 	h.janitorWG.Add(1)
 	go func() {
@@ -29,12 +28,10 @@ func (h *Handler) startJanitor() {
 		defer t.Stop()
 		for {
 			select {
-			case <-stopped:
-				return
-			case <-h.ctx.Done():
+			case <-ctx.Done():
 				return
 			case now := <-t.C:
-				h.expire(now)
+				h.expire(ctx, now)
 			}
 		}
 	}()
@@ -50,7 +47,7 @@ func (h *Handler) startJanitor() {
 // has). A session in use here keeps its record alive, so a long call or
 // a held GET stream does not lose it; one whose record is gone (deleted
 // elsewhere) ends here too.
-func (h *Handler) expire(now time.Time) {
+func (h *Handler) expire(ctx context.Context, now time.Time) {
 	h.mu.Lock()
 	var idle, inUse []*liveSession
 	for _, ls := range h.live {
@@ -62,26 +59,26 @@ func (h *Handler) expire(now time.Time) {
 		}
 	}
 	h.mu.Unlock()
-	// A store that hangs must not hold the janitor (and Shutdown, which
-	// waits for it) for long.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(h.ctx), janitorStoreTimeout)
-	defer cancel()
 	for _, ls := range idle {
 		h.cfg.logger.Debug("mcp: session expired", "session", ls.id)
-		if !h.cfg.sharedSessions || ls.sess.Legacy {
-			ls.end(ctx, true)
-			continue
-		}
-		ls.end(ctx, false)
-		if _, err := h.sessions.Get(ctx, ls.id); errors.Is(err, ErrNoSession) && h.cfg.events != nil {
-			_ = h.cfg.events.SessionClosed(ctx, ls.id)
-		}
+		h.withStore(ctx, func(ctx context.Context) {
+			if !h.cfg.sharedSessions || ls.sess.Legacy {
+				ls.end(ctx, true)
+				return
+			}
+			ls.end(ctx, false)
+			if _, err := h.sessions.Get(ctx, ls.id); errors.Is(err, ErrNoSession) && h.cfg.events != nil {
+				_ = h.cfg.events.SessionClosed(ctx, ls.id)
+			}
+		})
 	}
 	for _, ls := range inUse {
-		if err := ls.touch(ctx); errors.Is(err, ErrNoSession) {
-			h.cfg.logger.Debug("mcp: session ended elsewhere", "session", ls.id)
-			ls.gone(ctx)
-		}
+		h.withStore(ctx, func(ctx context.Context) {
+			if err := ls.touch(ctx); errors.Is(err, ErrNoSession) {
+				h.cfg.logger.Debug("mcp: session ended elsewhere", "session", ls.id)
+				ls.gone(ctx)
+			}
+		})
 	}
 	if m, ok := h.sessions.(*MemorySessionStore); ok {
 		m.Sweep()
@@ -90,12 +87,11 @@ func (h *Handler) expire(now time.Time) {
 
 func (h *Handler) stopJanitor() {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.janitor != nil {
-		close(h.janitor)
-		h.janitor = nil
-	}
+	stop := h.stopJanitorLoop
+	h.stopJanitorLoop = nil
 	h.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
 	h.janitorWG.Wait()
-	h.mu.Lock()
 }

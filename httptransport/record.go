@@ -16,6 +16,19 @@ import (
 // A 2024-11-05 session lives on the instance holding its stream and is
 // never shared.
 
+// storeTimeout bounds each store call made outside a request (the
+// janitor's, and those at the end of a call), so that a store that hangs
+// holds nothing for long.
+const storeTimeout = 5 * time.Second
+
+// withStore runs f with a context for store calls: parent's values and
+// cancellation, at most storeTimeout.
+func (h *Handler) withStore(parent context.Context, f func(ctx context.Context)) {
+	ctx, cancel := context.WithTimeout(parent, storeTimeout)
+	defer cancel()
+	f(ctx)
+}
+
 // shared reports whether other instances may serve this session.
 func (ls *liveSession) shared() bool {
 	return ls.h.cfg.sharedSessions && !ls.sess.Legacy

@@ -363,9 +363,11 @@ func (h *Handler) startCall(r *http.Request, ls *liveSession, version string, m 
 		}
 		if ls != nil {
 			ls.removeCall(call)
-			if ctx := context.WithoutCancel(ctx); ls.touchIfStale(ctx) {
-				ls.save(ctx)
-			}
+			h.withStore(context.WithoutCancel(ctx), func(ctx context.Context) {
+				if ls.touchIfStale(ctx) {
+					ls.save(ctx)
+				}
+			})
 		}
 	}()
 	return st.done()
