@@ -27,10 +27,11 @@ import (
 // leaves the refresh only what remains of it: a request either refreshes
 // at once with the whole fetch timeout, or does not refresh at all.
 type jwksSource struct {
-	cache      jwkset.Storage // the fetched set, read from memory
-	refresher  jwkset.Storage // reads like cache, refreshing on a miss
-	limiter    *rate.Limiter  // unknown-kid refreshes
-	refreshing atomic.Int32   // unknown-kid refreshes in flight
+	cache      jwkset.Storage  // the fetched set, read from memory
+	refresher  jwkset.Storage  // reads like cache, refreshing on a miss
+	limiter    *rate.Limiter   // unknown-kid refreshes
+	refreshing atomic.Int32    // unknown-kid refreshes in flight
+	lifetime   context.Context // the verifier's: ends at Close
 	health     *fetchHealth
 	transport  *http.Transport // owned, closed by close; nil for a caller's client
 }
@@ -44,8 +45,9 @@ func newJWKSSource(lifetime context.Context, opts *JWTOptions, logger *slog.Logg
 	rateLimit := positiveOr(opts.RefreshRateLimit, DefaultRefreshRateLimit)
 
 	s := &jwksSource{
-		limiter: rate.NewLimiter(rate.Every(rateLimit), 1),
-		health:  &fetchHealth{},
+		limiter:  rate.NewLimiter(rate.Every(rateLimit), 1),
+		lifetime: lifetime,
+		health:   &fetchHealth{},
 	}
 	var client http.Client
 	if opts.HTTPClient != nil {
@@ -151,8 +153,27 @@ func (s *jwksSource) refreshFor(ctx context.Context, kid string) (jwkset.JWK, er
 		}
 		return jwkset.JWK{}, Unavailable(retry, fmt.Errorf("look up signing key %q: JWKS refresh rate-limited", kid))
 	}
-	defer s.refreshing.Add(-1) // counted by allowRefresh
-	return s.refresher.KeyRead(ctx, kid)
+	// The refresh runs on the verifier's lifetime, bounded by the fetch
+	// timeout, not on the caller's context: a caller whose deadline is
+	// shorter than the fetch gets its answer in time, while the fetch goes
+	// on, fills the cache for the next request, and is not taken for the
+	// key server being down.
+	type found struct {
+		jwk jwkset.JWK
+		err error
+	}
+	done := make(chan found, 1)
+	go func() {
+		defer s.refreshing.Add(-1) // counted by allowRefresh
+		jwk, err := s.refresher.KeyRead(s.lifetime, kid)
+		done <- found{jwk, err}
+	}()
+	select {
+	case f := <-done:
+		return f.jwk, f.err
+	case <-ctx.Done():
+		return jwkset.JWK{}, Unavailable(time.Second, fmt.Errorf("look up signing key %q: %w", kid, ctx.Err()))
+	}
 }
 
 // maxRefreshWait is how long a request waits for the unknown-kid rate

@@ -577,3 +577,35 @@ func TestJWKSRefusedRefreshesTakeNothing(t *testing.T) {
 		t.Errorf("after the burst the next refresh is %v away, more than the limit's minute", un.RetryAfter)
 	}
 }
+
+// TestJWKSRefreshOutlivesImpatientCaller: a caller whose deadline is
+// shorter than a slow (but healthy) key server's answer gets 503 in time,
+// and the refresh it started still fills the cache for the next request.
+func TestJWKSRefreshOutlivesImpatientCaller(t *testing.T) {
+	k := sharedKeys()
+	jwks := newJWKSServer(t, jwkRSA("old", &k.rsa.PublicKey))
+	v := newJWKSVerifier(t, jwks.URL, nil)
+	jwks.set(jwkRSA("old", &k.rsa.PublicKey), jwkEC("new", &k.ec.PublicKey))
+	jwks.delay.Store(int64(600 * time.Millisecond))
+	token := sign(t, jwt.SigningMethodES256, k.ec, "new", validClaims("a"))
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if _, err := v.Verify(ctx, token); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("impatient caller: %v, want ErrUnavailable", err)
+	}
+	hits := jwks.hits.Load()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		_, err := v.Verify(context.Background(), token)
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the rotated key never arrived: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if jwks.hits.Load() != hits {
+		t.Errorf("%d more fetches; the first caller's refresh should have brought the key", jwks.hits.Load()-hits)
+	}
+}
