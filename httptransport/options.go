@@ -154,6 +154,7 @@ type config struct {
 
 	maxStreamDuration    time.Duration
 	streamsOutliveTokens bool
+	storeTimeout         time.Duration // see withStore; tests shorten it
 }
 
 func newConfig(o *Options) config {
@@ -176,6 +177,7 @@ func newConfig(o *Options) config {
 
 		maxStreamDuration:    o.MaxStreamDuration,
 		streamsOutliveTokens: o.StreamsOutliveTokens,
+		storeTimeout:         defaultStoreTimeout,
 	}
 	if c.logger == nil {
 		c.logger = slog.Default()

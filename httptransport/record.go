@@ -16,15 +16,15 @@ import (
 // A 2024-11-05 session lives on the instance holding its stream and is
 // never shared.
 
-// storeTimeout bounds each store call made outside a request (the
+// defaultStoreTimeout bounds each store call made outside a request (the
 // janitor's, and those at the end of a call), so that a store that hangs
 // holds nothing for long.
-const storeTimeout = 5 * time.Second
+const defaultStoreTimeout = 5 * time.Second
 
 // withStore runs f with a context for store calls: parent's values and
-// cancellation, at most storeTimeout.
+// cancellation, at most the store timeout.
 func (h *Handler) withStore(parent context.Context, f func(ctx context.Context)) {
-	ctx, cancel := context.WithTimeout(parent, storeTimeout)
+	ctx, cancel := context.WithTimeout(parent, h.cfg.storeTimeout)
 	defer cancel()
 	f(ctx)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -286,4 +287,47 @@ func TestSharedStoreResumeElsewhere(t *testing.T) {
 		}
 	}
 	t.Error("B's live events never came")
+}
+
+// slowStore answers Touch after a delay, or with the context's error if
+// that ends first, and counts the Touches that succeeded.
+type slowStore struct {
+	*MemorySessionStore
+	delay   time.Duration
+	touched atomic.Int32
+}
+
+func (s *slowStore) Touch(ctx context.Context, id string, ttl time.Duration) error {
+	select {
+	case <-time.After(s.delay):
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	s.touched.Add(1)
+	return s.MemorySessionStore.Touch(ctx, id, ttl)
+}
+
+// TestJanitorStoreBoundPerCall: each of the janitor's store calls has its
+// own time bound, so a slow store delays a round but never leaves the
+// later sessions of a round untouched (their records would lapse).
+func TestJanitorStoreBoundPerCall(t *testing.T) {
+	store := &slowStore{MemorySessionStore: NewMemorySessionStore(), delay: 30 * time.Millisecond}
+	h := New(newTestEngine(), &Options{Sessions: store, SessionIdleTimeout: time.Hour})
+	defer h.Shutdown(context.Background())
+	h.cfg.storeTimeout = 100 * time.Millisecond // a round of 10 sessions takes 300 ms
+	ctx := context.Background()
+	for range 10 {
+		ls := h.newLiveSession(&Session{ID: newSessionID(), Version: Version20251125}, "")
+		if err := store.Put(ctx, &SessionRecord{ID: ls.id, Version: ls.sess.Version}, time.Hour); err != nil {
+			t.Fatal(err)
+		}
+		ls.active = 1 // a call in flight
+		h.mu.Lock()
+		h.live[ls.id] = ls
+		h.mu.Unlock()
+	}
+	h.expire(ctx, time.Now())
+	if n := store.touched.Load(); n != 10 {
+		t.Errorf("%d of 10 in-use sessions touched in one round", n)
+	}
 }
