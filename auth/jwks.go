@@ -1,9 +1,12 @@
 package auth
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"math"
 	"net/http"
@@ -170,6 +173,10 @@ func (s *jwksSource) refreshFor(ctx context.Context, kid string) (jwkset.JWK, er
 	}()
 	select {
 	case f := <-done:
+		if f.err != nil && s.lifetime.Err() != nil {
+			// Close cut the refresh short: no verdict on the token.
+			return jwkset.JWK{}, Unavailable(0, ErrClosed)
+		}
 		return f.jwk, f.err
 	case <-ctx.Done():
 		return jwkset.JWK{}, Unavailable(time.Second, fmt.Errorf("look up signing key %q: %w", kid, ctx.Err()))
@@ -267,9 +274,14 @@ func (h *fetchHealth) healthy() bool {
 	return h.ok
 }
 
-// healthTransport records the outcome of every JWKS request. A body that
-// later fails to decode is reported through the refresh error handler,
-// which runs after this and overrides the success.
+// maxJWKSBytes bounds the JWK Set document read from the key server.
+const maxJWKSBytes = 1 << 20
+
+// healthTransport records the outcome of every JWKS request, and refuses a
+// 200 whose body is not a JWK Set (an object with a "keys" array, RFC 7517
+// section 5): a maintenance page or "{}" would otherwise empty the cache
+// and make every token look invalid, where the key server is in fact down.
+// A refused body fails the fetch, so the cache keeps the keys it had.
 type healthTransport struct {
 	base   http.RoundTripper
 	health *fetchHealth
@@ -282,12 +294,37 @@ func (t *healthTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if !errors.Is(req.Context().Err(), context.Canceled) {
 			t.health.record(false)
 		}
+		return nil, err
 	case resp.StatusCode != http.StatusOK:
 		t.health.record(false)
-	default:
-		t.health.record(true)
+		return resp, nil
 	}
-	return resp, err
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxJWKSBytes+1))
+	resp.Body.Close()
+	switch {
+	case err != nil:
+		if !errors.Is(req.Context().Err(), context.Canceled) {
+			t.health.record(false)
+		}
+		return nil, fmt.Errorf("read JWK Set: %w", err)
+	case len(body) > maxJWKSBytes:
+		t.health.record(false)
+		return nil, fmt.Errorf("JWK Set larger than %d bytes", maxJWKSBytes)
+	case !isJWKSet(body):
+		t.health.record(false)
+		return nil, errors.New(`not a JWK Set: no "keys" array`)
+	}
+	t.health.record(true)
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	return resp, nil
+}
+
+// isJWKSet reports whether body is a JSON object with a "keys" array.
+func isJWKSet(body []byte) bool {
+	var set struct {
+		Keys *[]json.RawMessage `json:"keys"`
+	}
+	return json.Unmarshal(body, &set) == nil && set.Keys != nil
 }
 
 // positiveOr returns d if it is positive and def otherwise.

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -607,5 +608,73 @@ func TestJWKSRefreshOutlivesImpatientCaller(t *testing.T) {
 	}
 	if jwks.hits.Load() != hits {
 		t.Errorf("%d more fetches; the first caller's refresh should have brought the key", jwks.hits.Load()-hits)
+	}
+}
+
+// TestJWKSNotASetIsUnavailable: a key server answering 200 with JSON that
+// is not a JWK Set (no "keys" array) is down for the verifier, at start
+// and on a later refresh, and the keys fetched before stay in use.
+func TestJWKSNotASetIsUnavailable(t *testing.T) {
+	k := sharedKeys()
+	token := sign(t, jwt.SigningMethodRS256, k.rsa, "rsa1", validClaims(""))
+	for _, body := range []string{`{}`, `null`, `{"error":"maintenance"}`, `{"keys":{}}`} {
+		jwks := newJWKSServer(t)
+		doc := []byte(body)
+		jwks.doc.Store(&doc)
+		v := newJWKSVerifier(t, jwks.URL, nil)
+		if _, err := v.Verify(context.Background(), token); !errors.Is(err, ErrUnavailable) {
+			t.Errorf("body %s at start: %v, want ErrUnavailable", body, err)
+		}
+	}
+	jwks := newJWKSServer(t, allJWKs(k)...)
+	v := newJWKSVerifier(t, jwks.URL, func(o *JWTOptions) { o.RefreshInterval = 20 * time.Millisecond })
+	if _, err := v.Verify(context.Background(), token); err != nil {
+		t.Fatal(err)
+	}
+	empty := []byte(`{}`)
+	jwks.doc.Store(&empty)
+	hits := jwks.hits.Load()
+	for jwks.hits.Load() < hits+3 {
+		time.Sleep(10 * time.Millisecond) // background refreshes get {}
+	}
+	if _, err := v.Verify(context.Background(), token); err != nil {
+		t.Errorf("after refreshes answered {}: %v, want the cached key to still verify", err)
+	}
+}
+
+// TestJWKSCloseDuringRefresh: Close while a request waits on an
+// unknown-kid refresh answers it ErrUnavailable, never a verdict on the
+// token.
+func TestJWKSCloseDuringRefresh(t *testing.T) {
+	k := sharedKeys()
+	var slow atomic.Bool
+	arrived := make(chan struct{}, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if slow.Load() {
+			arrived <- struct{}{}
+			<-r.Context().Done()
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"keys":[]}`))
+	}))
+	t.Cleanup(srv.Close)
+	v := newJWKSVerifier(t, srv.URL, nil)
+	slow.Store(true)
+	token := sign(t, jwt.SigningMethodRS256, k.rsa, "rotated", validClaims(""))
+	errc := make(chan error, 1)
+	go func() {
+		_, err := v.Verify(context.Background(), token)
+		errc <- err
+	}()
+	<-arrived
+	_ = v.Close()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, ErrUnavailable) {
+			t.Errorf("Verify cut short by Close: %v, want ErrUnavailable", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Verify did not return after Close")
 	}
 }
