@@ -16,9 +16,10 @@ import (
 // A 2024-11-05 session lives on the instance holding its stream and is
 // never shared.
 
-// defaultStoreTimeout bounds each store call made outside a request (the
-// janitor's, and those at the end of a call), so that a store that hangs
-// holds nothing for long.
+// defaultStoreTimeout bounds the store work done for one session outside
+// a request (a janitor round's touch or expiry of it, the touch and save
+// at the end of a call), so that a store that hangs holds nothing for
+// long and one slow session never eats the others' time.
 const defaultStoreTimeout = 5 * time.Second
 
 // withStore runs f with a context for store calls: parent's values and

@@ -307,8 +307,8 @@ func (s *slowStore) Touch(ctx context.Context, id string, ttl time.Duration) err
 	return s.MemorySessionStore.Touch(ctx, id, ttl)
 }
 
-// TestJanitorStoreBoundPerCall: each of the janitor's store calls has its
-// own time bound, so a slow store delays a round but never leaves the
+// TestJanitorStoreBoundPerCall: the janitor's store work for each session
+// has its own time bound, so a slow store delays a round but never leaves the
 // later sessions of a round untouched (their records would lapse).
 func TestJanitorStoreBoundPerCall(t *testing.T) {
 	store := &slowStore{MemorySessionStore: NewMemorySessionStore(), delay: 30 * time.Millisecond}
