@@ -172,6 +172,18 @@ func TestLegacyEndpointUnderPrefix(t *testing.T) {
 	}
 }
 
+// TestLegacyEndpointOption: Options.LegacyEndpoint is named as given, and
+// X-Forwarded-Prefix is then not applied.
+func TestLegacyEndpointOption(t *testing.T) {
+	s := newServer(t, &Options{LegacyEndpoint: "https://public.example/tenant/mcp"})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, endpoint := openLegacy(t, ctx, s.url, http.Header{"X-Forwarded-Prefix": {"/public"}})
+	if !strings.HasPrefix(endpoint, "https://public.example/tenant/mcp?sessionId=") {
+		t.Errorf("endpoint %q", endpoint)
+	}
+}
+
 // TestLegacyEndpointFirst: the endpoint event is the stream's first event
 // even while the engine is sending to every session (a list change).
 func TestLegacyEndpointFirst(t *testing.T) {

@@ -35,7 +35,7 @@ func withUser(h http.Header, user string) http.Header {
 func overQuota(t *testing.T, what string, resp *http.Response, body string) {
 	t.Helper()
 	_, code, _ := rpcError(t, body)
-	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" || code != jsonrpc.CodeServerError || !strings.Contains(body, "too many") {
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "1" || code != jsonrpc.CodeServerError || !strings.Contains(body, "too many") {
 		t.Errorf("%s: %d %v %s", what, resp.StatusCode, resp.Header, body)
 	}
 }
