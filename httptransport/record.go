@@ -23,8 +23,13 @@ import (
 const defaultStoreTimeout = 5 * time.Second
 
 // withStore runs f with a context for store calls: parent's values and
-// cancellation, at most the store timeout.
+// cancellation, at most the store timeout. The handler's own in-memory
+// store never blocks, so it gets parent as it is.
 func (h *Handler) withStore(parent context.Context, f func(ctx context.Context)) {
+	if !h.cfg.sharedSessions {
+		f(parent)
+		return
+	}
 	ctx, cancel := context.WithTimeout(parent, h.cfg.storeTimeout)
 	defer cancel()
 	f(ctx)
@@ -60,26 +65,36 @@ func (ls *liveSession) touch(ctx context.Context) error {
 	return err
 }
 
-// touchIfStale touches a shared session's record at the end of a call
-// when the last touch is old enough for the record to lapse early (a long
-// call touched it only at its start and on the janitor's rounds), so that
-// the record lives SessionIdleTimeout past the call's end. It reports
-// false, having ended the session here, when the record is gone.
-func (ls *liveSession) touchIfStale(ctx context.Context) bool {
+// afterCall does the store work due when a call of the session ends:
+// touching a shared record the call outlasted, saving changed state. A
+// call that leaves nothing to do costs no store context.
+func (ls *liveSession) afterCall(parent context.Context) {
+	stale := ls.touchStale()
+	if !stale && !ls.sess.isDirty() {
+		return
+	}
+	ls.h.withStore(parent, func(ctx context.Context) {
+		if stale {
+			if err := ls.touch(ctx); errors.Is(err, ErrNoSession) {
+				ls.gone(ctx)
+				return
+			}
+		}
+		ls.save(ctx)
+	})
+}
+
+// touchStale reports whether a shared session's record was last touched
+// long enough ago to lapse early (a long call touched it only at its
+// start and on the janitor's rounds): touched at the call's end, the
+// record lives on for at least 7/8 of SessionIdleTimeout.
+func (ls *liveSession) touchStale() bool {
 	if !ls.shared() || ls.h.cfg.idleTimeout <= 0 {
-		return true
-	}
-	ls.mu.Lock()
-	stale := time.Since(ls.touched) > ls.h.cfg.idleTimeout/8
-	ls.mu.Unlock()
-	if !stale {
-		return true
-	}
-	if err := ls.touch(ctx); errors.Is(err, ErrNoSession) {
-		ls.gone(ctx)
 		return false
 	}
-	return true
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	return time.Since(ls.touched) > ls.h.cfg.idleTimeout/8
 }
 
 // gone ends a shared session whose record another instance deleted, or

@@ -42,6 +42,14 @@ func (s *Session) SetState(state json.RawMessage) {
 	s.mu.Unlock()
 }
 
+// isDirty reports whether the state changed since the last takeDirty,
+// leaving that to takeDirty.
+func (s *Session) isDirty() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dirty
+}
+
 // takeDirty reports whether the state changed since the last call.
 func (s *Session) takeDirty() bool {
 	s.mu.Lock()

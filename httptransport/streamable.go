@@ -363,11 +363,7 @@ func (h *Handler) startCall(r *http.Request, ls *liveSession, version string, m 
 		}
 		if ls != nil {
 			ls.removeCall(call)
-			h.withStore(context.WithoutCancel(ctx), func(ctx context.Context) {
-				if ls.touchIfStale(ctx) {
-					ls.save(ctx)
-				}
-			})
+			ls.afterCall(context.WithoutCancel(ctx))
 		}
 	}()
 	return st.done()
