@@ -1,0 +1,49 @@
+package gosdk_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpmount/mcpmount/adapters/gosdk"
+	"github.com/mcpmount/mcpmount/httptransport"
+)
+
+// TestIdleSessionsReleased: 2025-era sessions whose clients never send
+// DELETE (a complaint against the peers: sessions leak) release their SDK
+// ServerSession and their store record once idle, here with a store passed
+// in Options, whose records expire by their TTL.
+func TestIdleSessionsReleased(t *testing.T) {
+	server := mcp.NewServer(&mcp.Implementation{Name: "idle", Version: "1"}, nil)
+	engine := gosdk.NewEngine(server, &gosdk.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	store := httptransport.NewMemorySessionStore()
+	h := httptransport.New(engine, &httptransport.Options{Sessions: store, SessionIdleTimeout: 50 * time.Millisecond})
+	srv := httptest.NewServer(h)
+	stopAtCleanup(t, h, srv, engine)
+	count := func() (n int) {
+		for range server.Sessions() {
+			n++
+		}
+		return n
+	}
+	engine.Describe(context.Background())
+	before := count()
+	for i := 0; i < 20; i++ {
+		rawSession(t, srv.URL+"/mcp")
+	}
+	if n := count(); n < before+20 {
+		t.Fatalf("%d SDK sessions, want >= %d", n, before+20)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for count() != before || store.Len() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("after idle timeout: %d SDK sessions (baseline %d), %d records", count(), before, store.Len())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -1,0 +1,132 @@
+package httptransport
+
+// Behaviour the Go peers' users asked for (shared/research/go-peers.md,
+// section c), pinned on every kind of stream.
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestLegacyDropCancels: a 2024-11-05 client leaving (its event stream
+// closed) cancels the calls of its session.
+func TestLegacyDropCancels(t *testing.T) {
+	s := newServer(t, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	_, endpoint := openLegacy(t, ctx, s.url, nil)
+	h := http.Header{"Content-Type": {"application/json"}}
+	if resp, _ := s.doURL("POST", s.srv.URL+endpoint, h, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"text":"lg"}}}`); resp.StatusCode != 202 {
+		t.Fatalf("POST %d", resp.StatusCode)
+	}
+	<-s.engine.started
+	cancel()
+	select {
+	case <-s.engine.cancelled:
+	case <-time.After(5 * time.Second):
+		t.Fatal("legacy call not cancelled after its event stream closed")
+	}
+}
+
+// TestDefaultBodyLimit: with nil options a body over 4 MiB gets 413.
+func TestDefaultBodyLimit(t *testing.T) {
+	s := newServer(t, nil)
+	h := modernHeaders("tools/call")
+	h.Set("Mcp-Name", "echo")
+	big := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + strings.Repeat("a", 5<<20) + `"},` + meta + `}}`
+	if resp, _ := s.do("POST", h, big); resp.StatusCode != 413 {
+		t.Fatalf("5 MiB body with default options: %d", resp.StatusCode)
+	}
+}
+
+func countComments(t *testing.T, r *sseReader, n int) {
+	t.Helper()
+	for c := 0; c < n; {
+		e, err := r.r.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.IsComment {
+			c++
+		}
+	}
+}
+
+// TestKeepAliveGetAndPost: keep-alive comments flow on a 2025-era GET
+// stream and on a silent 2026-07-28 call's stream, not only on listens
+// (a complaint against the peers: proxies cut quiet streams).
+func TestKeepAliveGetAndPost(t *testing.T) {
+	s := newServer(t, &Options{KeepAlive: 20 * time.Millisecond, HeaderFlushDelay: 10 * time.Millisecond})
+	sid := s.initialize(Version20251125)
+	gh := sessionHeaders(sid, Version20251125)
+	gh.Set("Accept", "text/event-stream")
+	gctx, gcancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer gcancel()
+	countComments(t, newSSEReader(t, s.open(gctx, "GET", gh, "").Body), 3)
+	h := modernHeaders("tools/call")
+	h.Set("Mcp-Name", "slow")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	countComments(t, newSSEReader(t, s.open(ctx, "POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"text":"k"},`+meta+`}}`).Body), 3)
+	cancel()
+	<-s.engine.cancelled
+	<-s.engine.sendErrs
+}
+
+// TestWriteTimeoutGetAndPost: an http.Server WriteTimeout shorter than
+// the stream kills neither a 2025-era GET stream silent past it nor a
+// POST stream whose tool goes quiet.
+func TestWriteTimeoutGetAndPost(t *testing.T) {
+	e := newTestEngine()
+	gate := make(chan struct{})
+	e.gate = gate
+	h := New(e, &Options{KeepAlive: -1})
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config.WriteTimeout = 100 * time.Millisecond
+	srv.Start()
+	defer srv.Close()
+	defer h.Shutdown(context.Background())
+	s := &server{t: t, h: h, engine: e, url: srv.URL + "/mcp", srv: srv, client: srv.Client()}
+	sid := s.initialize(Version20251125)
+	gh := sessionHeaders(sid, Version20251125)
+	gh.Set("Accept", "text/event-stream")
+	get := newSSEReader(t, s.open(context.Background(), "GET", gh, "").Body)
+	post := newSSEReader(t, s.open(context.Background(), "POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"progress","arguments":{"count":2},"_meta":{"progressToken":1}}}`).Body)
+	if m := post.nextMessage(); m.Method != "notifications/progress" {
+		t.Fatalf("%+v", m)
+	}
+	time.Sleep(300 * time.Millisecond)
+	e.broadcast()
+	if m := get.nextMessage(); m.Method != "notifications/tools/list_changed" {
+		t.Fatalf("GET got %s", m.Method)
+	}
+	gate <- struct{}{}
+	post.nextMessage()
+	if m := post.nextMessage(); m.ID.Raw() != "2" {
+		t.Fatalf("POST final %+v", m)
+	}
+}
+
+// TestH2GetStreamFirstByte: over HTTP/2 a 2025-era GET stream with nothing
+// to say still sends a first byte (a comment) right after its headers, so
+// clients waiting for one do not hang.
+func TestH2GetStreamFirstByte(t *testing.T) {
+	s := startServer(t, newTestEngine(), nil, nil, true)
+	sid := s.initialize(Version20251125)
+	gh := sessionHeaders(sid, Version20251125)
+	gh.Set("Accept", "text/event-stream")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	resp := s.open(ctx, "GET", gh, "")
+	if resp.ProtoMajor != 2 {
+		t.Fatalf("HTTP/%d", resp.ProtoMajor)
+	}
+	b := make([]byte, 1)
+	if _, err := io.ReadFull(resp.Body, b); err != nil || b[0] != ':' {
+		t.Fatalf("first byte %q %v", b, err)
+	}
+}
