@@ -2,6 +2,7 @@ package httptransport
 
 import (
 	"context"
+	"math/rand/v2"
 	"net/http"
 	"sync"
 	"time"
@@ -80,9 +81,13 @@ const expiredGrace = 5 * time.Second
 // streamLimit is how long a held stream opened by r may stay open: until
 // Options.MaxStreamDuration has passed or the credential that opened it
 // expires (unless Options.StreamsOutliveTokens), whichever comes first.
-// ok is false when neither bounds it.
+// ok is false when neither bounds it. MaxStreamDuration is shortened by a
+// random tenth at most, so that streams opened together (clients coming
+// back after a deploy) do not all end, and reconnect, at once.
 func (h *Handler) streamLimit(r *http.Request) (d time.Duration, ok bool) {
-	d, ok = h.cfg.maxStreamDuration, h.cfg.maxStreamDuration > 0
+	if full := h.cfg.maxStreamDuration; full > 0 {
+		d, ok = full-rand.N(full/10+1), true
+	}
 	if h.cfg.streamsOutliveTokens {
 		return d, ok
 	}

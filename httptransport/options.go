@@ -109,8 +109,9 @@ type Options struct {
 	// bound.
 	MaxStreamsPerPrincipal int
 
-	// MaxStreamDuration ends a held stream after this long: a listen
-	// with its final result, a 2025-era GET stream as if the connection
+	// MaxStreamDuration ends a held stream after this long, less a
+	// random tenth at most so that streams opened together do not all
+	// reconnect at once: a listen with its final result, a 2025-era GET stream as if the connection
 	// dropped (the client reconnects, and resumes with Last-Event-ID), a
 	// 2024-11-05 event stream with its session. Zero means no bound.
 	MaxStreamDuration time.Duration
