@@ -2,6 +2,7 @@ package httptransport
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/mcpmount/mcpmount/identity"
 	"github.com/mcpmount/mcpmount/jsonrpc"
+	"github.com/mcpmount/mcpmount/sse"
 )
 
 // asUser serves each request as the principal its X-Test-User header
@@ -187,8 +189,24 @@ func TestMaxStreamDuration(t *testing.T) {
 		gh.Set("Accept", "text/event-stream")
 		start = time.Now()
 		resp := s.open(ctx, "GET", gh, "")
-		if _, err := io.Copy(io.Discard, resp.Body); err != nil || ctx.Err() != nil {
-			t.Errorf("hijack off %v: GET stream: %v %v", disableHijack, err, ctx.Err())
+		// It ends with a server-side disconnect event (digest 1.7): a fresh
+		// id to resume from and a retry, so clients see progress.
+		gr := newSSEReader(t, resp.Body)
+		var last sse.Event
+		for {
+			e, err := gr.r.Next()
+			if err != nil {
+				if !errors.Is(err, io.EOF) || ctx.Err() != nil {
+					t.Errorf("hijack off %v: GET stream: %v %v", disableHijack, err, ctx.Err())
+				}
+				break
+			}
+			if !e.IsComment {
+				last = e
+			}
+		}
+		if !last.HasID || last.ID == "" || len(last.Data) != 0 || last.Retry != time.Second {
+			t.Errorf("hijack off %v: the GET stream's last event %+v, want an id, no data, retry 1s", disableHijack, last)
 		}
 		if d := time.Since(start); d < limit*9/10 {
 			t.Errorf("GET stream ended after %v, before its limit less a tenth", d)

@@ -321,13 +321,29 @@ func (s *stream) detachIf(w http.ResponseWriter) {
 
 // detachAttached detaches the response that attach bound with the
 // channel c, if it is still attached (a stream whose time is up, see
-// Handler.streamLimit).
+// Handler.streamLimit). A 2025-11-25 session's resumable stream first
+// gets a server-side disconnect event (digest 1.7): a fresh id to resume
+// from and when to come back. Clients count a reconnect that brings no
+// new id as a failed one and give up the session after a few.
 func (s *stream) detachAttached(c <-chan struct{}) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.attachC != nil && (<-chan struct{})(s.attachC) == c {
-		s.detachLocked()
+	if s.attachC == nil || (<-chan struct{})(s.attachC) != c {
+		return
 	}
+	if s.open && s.resumable() && s.sess.sess.Version >= Version20251125 {
+		s.writeLocked(sse.Event{ID: s.nextIDLocked(nil), HasID: true, Retry: s.reconnectAfter()})
+	}
+	s.detachLocked()
+}
+
+// reconnectAfter is the retry a server-side disconnect asks for:
+// Options.RetryInterval, or a second.
+func (s *stream) reconnectAfter() time.Duration {
+	if s.h.cfg.retry > 0 {
+		return s.h.cfg.retry
+	}
+	return time.Second
 }
 
 func (s *stream) detachLocked() {
