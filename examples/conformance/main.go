@@ -31,7 +31,7 @@ func main() {
 	log.SetPrefix("conformance-server: ")
 
 	mux := http.NewServeMux()
-	mcpHandler := mount(mux, NewServer())
+	mcpHandlers := mount(mux, NewServer())
 
 	var handler http.Handler = mux
 	if *token != "" {
@@ -60,8 +60,10 @@ func main() {
 	// give in-flight requests a moment, then cut.
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	if err := mcpHandler.Shutdown(shutdownCtx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		log.Print(err)
+	for _, h := range mcpHandlers {
+		if err := h.Shutdown(shutdownCtx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			log.Print(err)
+		}
 	}
 	if err := hs.Shutdown(shutdownCtx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		log.Print(err)
