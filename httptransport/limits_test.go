@@ -296,3 +296,62 @@ func TestStreamLimitSpread(t *testing.T) {
 		t.Errorf("a token expiring in 100 ms: limit %v %v", d, ok)
 	}
 }
+
+// TestNoDisconnectEventAfterEnd: a stream whose final response is written
+// while a GET is still attached (the handler has not yet run detach) gets
+// no server-side disconnect event when its time limit fires in that
+// window: the client would see an event after the response, and the store
+// an event appended to an ended stream.
+func TestNoDisconnectEventAfterEnd(t *testing.T) {
+	store := NewMemoryEventStore(nil)
+	h := New(newTestEngine(), &Options{Events: store})
+	defer h.Shutdown(context.Background())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ls := &liveSession{h: h, id: "S", sess: &Session{ID: "S", Version: Version20251125}, ctx: ctx}
+	st := h.newStream(nil, acceptance{sse: true}, true)
+	st.sess, st.id = ls, "c1"
+	rec := httptest.NewRecorder()
+	detached, err := st.attach(rec, 0, false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.finish(&jsonrpc.Message{ID: jsonrpc.StringID("x"), Result: []byte(`{}`)})
+	before := rec.Body.String()
+	st.detachAttached(detached) // the limit timer, firing before hold's detach
+	if after := rec.Body.String(); after != before {
+		t.Errorf("event written after the final response:\n%q", strings.TrimPrefix(after, before))
+	}
+	if evs, _ := store.After(ctx, "S", "c1", 0); len(evs) != 1 {
+		t.Errorf("store holds %d events for the ended stream, want 1 (the response)", len(evs))
+	}
+}
+
+// TestNoDisconnectEventAfterSessionClosed: the same window at a session's
+// end (DELETE): ls.end cuts the GET stream, then SessionClosed forgets the
+// events; a limit timer firing before the GET lets go must not bring the
+// closed session back into the MemoryEventStore, where nothing would ever
+// remove it.
+func TestNoDisconnectEventAfterSessionClosed(t *testing.T) {
+	store := NewMemoryEventStore(nil)
+	h := New(newTestEngine(), &Options{Events: store})
+	defer h.Shutdown(context.Background())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ls := &liveSession{h: h, id: "S", sess: &Session{ID: "S", Version: Version20251125}, ctx: ctx}
+	st := h.newStream(nil, acceptance{sse: true}, true)
+	st.sess, st.id, st.standalone = ls, "t0", true
+	detached, err := st.attach(httptest.NewRecorder(), 0, false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.cut()
+	_ = store.SessionClosed(ctx, "S")
+	st.detachAttached(detached)
+	store.mu.Lock()
+	_, leaked := store.sessions["S"]
+	store.mu.Unlock()
+	if leaked {
+		t.Error("the closed session is back in the event store")
+	}
+}

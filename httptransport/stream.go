@@ -331,7 +331,7 @@ func (s *stream) detachAttached(c <-chan struct{}) {
 	if s.attachC == nil || (<-chan struct{})(s.attachC) != c {
 		return
 	}
-	if s.open && s.resumable() && s.sess.sess.Version >= Version20251125 {
+	if s.open && !s.ended && s.resumable() && s.sess.sess.Version >= Version20251125 {
 		s.writeLocked(sse.Event{ID: s.nextIDLocked(nil), HasID: true, Retry: s.reconnectAfter()})
 	}
 	s.detachLocked()
