@@ -297,6 +297,25 @@ func TestStreamLimitSpread(t *testing.T) {
 	}
 }
 
+// attachedGET binds a recorder, as a GET would, to a stream of a
+// 2025-11-25 session "S" whose events go to store.
+func attachedGET(t *testing.T, store *MemoryEventStore, id string, standalone bool) (st *stream, detached <-chan struct{}, rec *httptest.ResponseRecorder) {
+	t.Helper()
+	h := New(newTestEngine(), &Options{Events: store})
+	t.Cleanup(func() { _ = h.Shutdown(context.Background()) })
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	ls := &liveSession{h: h, id: "S", sess: &Session{ID: "S", Version: Version20251125}, ctx: ctx}
+	st = h.newStream(nil, acceptance{sse: true}, true)
+	st.sess, st.id, st.standalone = ls, id, standalone
+	rec = httptest.NewRecorder()
+	detached, err := st.attach(rec, 0, false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, detached, rec
+}
+
 // TestNoDisconnectEventAfterEnd: a stream whose final response is written
 // while a GET is still attached (the handler has not yet run detach) gets
 // no server-side disconnect event when its time limit fires in that
@@ -304,25 +323,14 @@ func TestStreamLimitSpread(t *testing.T) {
 // an event appended to an ended stream.
 func TestNoDisconnectEventAfterEnd(t *testing.T) {
 	store := NewMemoryEventStore(nil)
-	h := New(newTestEngine(), &Options{Events: store})
-	defer h.Shutdown(context.Background())
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ls := &liveSession{h: h, id: "S", sess: &Session{ID: "S", Version: Version20251125}, ctx: ctx}
-	st := h.newStream(nil, acceptance{sse: true}, true)
-	st.sess, st.id = ls, "c1"
-	rec := httptest.NewRecorder()
-	detached, err := st.attach(rec, 0, false, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, detached, rec := attachedGET(t, store, "c1", false)
 	st.finish(&jsonrpc.Message{ID: jsonrpc.StringID("x"), Result: []byte(`{}`)})
 	before := rec.Body.String()
 	st.detachAttached(detached) // the limit timer, firing before hold's detach
 	if after := rec.Body.String(); after != before {
 		t.Errorf("event written after the final response:\n%q", strings.TrimPrefix(after, before))
 	}
-	if evs, _ := store.After(ctx, "S", "c1", 0); len(evs) != 1 {
+	if evs, _ := store.After(context.Background(), "S", "c1", 0); len(evs) != 1 {
 		t.Errorf("store holds %d events for the ended stream, want 1 (the response)", len(evs))
 	}
 }
@@ -334,19 +342,9 @@ func TestNoDisconnectEventAfterEnd(t *testing.T) {
 // remove it.
 func TestNoDisconnectEventAfterSessionClosed(t *testing.T) {
 	store := NewMemoryEventStore(nil)
-	h := New(newTestEngine(), &Options{Events: store})
-	defer h.Shutdown(context.Background())
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ls := &liveSession{h: h, id: "S", sess: &Session{ID: "S", Version: Version20251125}, ctx: ctx}
-	st := h.newStream(nil, acceptance{sse: true}, true)
-	st.sess, st.id, st.standalone = ls, "t0", true
-	detached, err := st.attach(httptest.NewRecorder(), 0, false, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, detached, _ := attachedGET(t, store, "t0", true)
 	st.cut()
-	_ = store.SessionClosed(ctx, "S")
+	_ = store.SessionClosed(context.Background(), "S")
 	st.detachAttached(detached)
 	store.mu.Lock()
 	_, leaked := store.sessions["S"]

@@ -3,14 +3,11 @@ package gosdk_test
 import (
 	"context"
 	"io"
-	"log/slog"
-	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpmount/mcpmount/adapters/gosdk"
 	"github.com/mcpmount/mcpmount/httptransport"
 )
 
@@ -25,10 +22,7 @@ func TestStreamDurationWithSDKClient(t *testing.T) {
 	mcp.AddTool(server, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: a.Text}}}, nil, nil
 	})
-	engine := gosdk.NewEngine(server, &gosdk.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	h := httptransport.New(engine, &httptransport.Options{MaxStreamDuration: 200 * time.Millisecond, RetryInterval: 50 * time.Millisecond})
-	srv := httptest.NewServer(h)
-	stopAtCleanup(t, h, srv, engine)
+	url := serveSDKWith(t, server, &httptransport.Options{MaxStreamDuration: 200 * time.Millisecond, RetryInterval: 50 * time.Millisecond}, io.Discard)
 
 	changed := make(chan struct{}, 16)
 	client := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, &mcp.ClientOptions{
@@ -36,7 +30,7 @@ func TestStreamDurationWithSDKClient(t *testing.T) {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp"}, &mcp.ClientSessionOptions{ProtocolVersion: httptransport.Version20251125})
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: httptransport.Version20251125})
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}
