@@ -66,10 +66,11 @@ func (h *Handler) expire(ctx context.Context, now time.Time) {
 				ls.end(ctx, true)
 				return
 			}
-			ls.end(ctx, false)
-			if _, err := h.sessions.Get(ctx, ls.id); errors.Is(err, ErrNoSession) && h.cfg.events != nil {
-				_ = h.cfg.events.SessionClosed(ctx, ls.id)
+			if _, err := h.sessions.Get(ctx, ls.id); errors.Is(err, ErrNoSession) {
+				ls.gone(ctx) // expired everywhere: its events go too
+				return
 			}
+			ls.end(ctx, false)
 		})
 	}
 	for _, ls := range inUse {

@@ -65,6 +65,28 @@ func (q *quota) give(owner string, n int) {
 	}
 }
 
+// admitCalls takes, before anything of a 2025-era POST is served, a place
+// in the principal's quota for each of its requests (startCall gives each
+// back when its call ends). It answers the POST itself and reports false
+// when they do not fit: 429, or 400 for a batch that never could.
+func (h *Handler) admitCalls(w http.ResponseWriter, r *http.Request, req *request) bool {
+	n := 0
+	for i, m := range req.msgs {
+		if req.errs[i] == nil && m.IsRequest() {
+			n++
+		}
+	}
+	switch {
+	case n > h.calls.max:
+		writeRefusal(w, noID, errBatchOverQuota)
+		return false
+	case !h.calls.take(h.calls.owner(r.Context()), n):
+		refuseOverQuota(w, errTooManyCalls)
+		return false
+	}
+	return true
+}
+
 // refuseOverQuota answers a request refused by a quota: 429 with a
 // Retry-After, since the places free up as calls end and streams close.
 func refuseOverQuota(w http.ResponseWriter, herr *httpError) {

@@ -225,20 +225,7 @@ func (h *Handler) serveMessages(w http.ResponseWriter, r *http.Request, ls *live
 		calls   []*jsonrpc.Message
 		refused [][]byte // error responses to a batch's invalid members
 	)
-	n := 0
-	for i, m := range req.msgs {
-		if req.errs[i] == nil && m.IsRequest() {
-			n++
-		}
-	}
-	// Every call's place is taken before anything of the POST is served;
-	// startCall gives each back when its call ends.
-	if h.calls != nil && n > h.calls.max {
-		writeRefusal(w, noID, errBatchOverQuota) // would never pass: not 429
-		return
-	}
-	if !h.calls.take(h.calls.owner(r.Context()), n) {
-		refuseOverQuota(w, errTooManyCalls)
+	if h.calls != nil && !h.admitCalls(w, r, req) {
 		return
 	}
 	for i, m := range req.msgs {
@@ -536,11 +523,11 @@ func (h *Handler) serveDelete(w http.ResponseWriter, r *http.Request) {
 		writeRefusal(w, noID, errSessionMissing)
 		return
 	}
-	herr := h.checkVersionHeader(r) // before lookup, which would adopt the session here
-	var ls *liveSession
-	if herr == nil {
-		ls, herr = h.lookup(r, sid)
+	if herr := h.checkVersionHeader(r); herr != nil { // before lookup, which would adopt the session here
+		writeRefusal(w, noID, herr)
+		return
 	}
+	ls, herr := h.lookup(r, sid)
 	if herr != nil {
 		writeRefusal(w, noID, herr)
 		return
