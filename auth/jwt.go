@@ -122,7 +122,7 @@ type JWTOptions struct {
 // background JWKS refresh.
 type JWTVerifier struct {
 	parser    *jwt.Parser
-	validator *jwt.Validator // the parser's claim rules, run before the key lookup
+	validator *jwt.Validator // the claim rules, run once, before the key lookup
 	keys      keySource
 	ctx       context.Context
 	cancel    context.CancelFunc
@@ -174,7 +174,9 @@ func NewJWTVerifier(ctx context.Context, opts *JWTOptions) (*JWTVerifier, error)
 		jwt.WithIssuedAt(),
 	}
 	v := &JWTVerifier{
-		parser:    jwt.NewParser(append([]jwt.ParserOption{jwt.WithValidMethods(slices.Clone(algs))}, claimRules...)...),
+		// The parser checks the algorithm and the signature; the claims are
+		// checked once, by validator, in the key function (Verify).
+		parser:    jwt.NewParser(jwt.WithValidMethods(slices.Clone(algs)), jwt.WithoutClaimsValidation()),
 		validator: jwt.NewValidator(claimRules...),
 		ctx:       lifetime,
 		cancel:    cancel,
