@@ -95,10 +95,25 @@ func (ls *liveSession) addCall(c *Call) bool {
 	return true
 }
 
+// releaseID frees a call's request id before its answer goes out: a client
+// holding the answer may send a request reusing the id at once.
+func (ls *liveSession) releaseID(c *Call) {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	ls.releaseIDLocked(c)
+}
+
+func (ls *liveSession) releaseIDLocked(c *Call) {
+	if key := c.Request.ID.Raw(); ls.calls[key] == c {
+		delete(ls.calls, key)
+	}
+}
+
+// removeCall forgets a call that has ended.
 func (ls *liveSession) removeCall(c *Call) {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
-	delete(ls.calls, c.Request.ID.Raw())
+	ls.releaseIDLocked(c)
 	delete(ls.streams, c.out.id)
 	for k, p := range ls.pending {
 		if p.call == c {

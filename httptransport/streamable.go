@@ -343,6 +343,9 @@ func (h *Handler) startCall(r *http.Request, ls *liveSession, version string, m 
 		defer cancel()
 		resp, err := h.serveEngine(ctx, call)
 		resp = responseOf(m.ID, resp, err)
+		if ls != nil {
+			ls.releaseID(call)
+		}
 		if ctx.Err() != nil {
 			st.cut() // cancelled: no response follows (digest 1.11)
 		} else {

@@ -415,3 +415,19 @@ func TestSessionExpiry(t *testing.T) {
 		t.Errorf("%d live sessions after expiry", n)
 	}
 }
+
+// TestSessionIDFreeOnceAnswered: once a client has a call's answer, the
+// call is no longer in flight, so a request reusing its id is served (only
+// an id still in flight is refused), whatever the timing.
+func TestSessionIDFreeOnceAnswered(t *testing.T) {
+	s := newServer(t, nil)
+	sid := s.initialize(Version20250618)
+	h := sessionHeaders(sid, Version20250618)
+	h.Set("Accept", "application/json")
+	for i := range 300 {
+		resp, body := s.do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+		if resp.StatusCode != 200 || strings.Contains(body, `"error"`) {
+			t.Fatalf("call %d reusing an answered id: %d %s", i, resp.StatusCode, body)
+		}
+	}
+}
