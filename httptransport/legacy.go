@@ -48,9 +48,10 @@ func (h *Handler) serveLegacyGet(w http.ResponseWriter, r *http.Request) {
 	// The endpoint event goes out under the stream's lock, before any
 	// message the engine may already be sending to the session (digest 3).
 	endpoint := h.legacyEndpoint(r) + "?" + legacySessionParam + "=" + url.QueryEscape(sess.ID)
-	detached, _ := st.attach(w, 0, false, h.parkable(r), sse.Event{Name: "endpoint", Data: []byte(endpoint)})
+	release := h.streams.place(owner)
+	detached, _ := st.attach(w, 0, false, h.parkable(r), release, sse.Event{Name: "endpoint", Data: []byte(endpoint)})
 	st.startTimer()
-	h.hold(w, r, ls, st, detached, func() { ls.end(context.WithoutCancel(r.Context()), true) })
+	h.hold(w, r, ls, st, detached, release, func() { ls.end(context.WithoutCancel(r.Context()), true) })
 }
 
 // legacyEndpoint is the URI of the POST endpoint: Options.LegacyEndpoint,

@@ -65,6 +65,18 @@ func (q *quota) give(owner string, n int) {
 	}
 }
 
+// place returns what gives back one place taken for owner, once however
+// often it is called: a response holding a place gives it back when the
+// client can first see it end (stream.release), and its handler again when
+// it is over, whichever comes first. It is nil for a quota without bound.
+func (q *quota) place(owner string) func() {
+	if q == nil {
+		return nil
+	}
+	var once sync.Once
+	return func() { once.Do(func() { q.give(owner, 1) }) }
+}
+
 // admitCalls takes, before anything of a 2025-era POST is served, a place
 // in the principal's quota for each of its requests (startCall gives each
 // back when its call ends). It answers the POST itself and reports false

@@ -3,6 +3,7 @@ package httptransport
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -309,7 +310,7 @@ func attachedGET(t *testing.T, store *MemoryEventStore, id string, standalone bo
 	st = h.newStream(nil, acceptance{sse: true}, true)
 	st.sess, st.id, st.standalone = ls, id, standalone
 	rec = httptest.NewRecorder()
-	detached, err := st.attach(rec, 0, false, false)
+	detached, err := st.attach(rec, 0, false, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,5 +352,108 @@ func TestNoDisconnectEventAfterSessionClosed(t *testing.T) {
 	store.mu.Unlock()
 	if leaked {
 		t.Error("the closed session is back in the event store")
+	}
+}
+
+// TestQuotaFreeOnceAnswered: a call's place in its principal's quota is
+// free once the client has its answer, so a client making one call at a
+// time under MaxCallsPerPrincipal: 1 is never refused, in any era, JSON or
+// SSE, whatever the timing.
+func TestQuotaFreeOnceAnswered(t *testing.T) {
+	s := startServer(t, newTestEngine(), &Options{MaxCallsPerPrincipal: 1}, asUser, false)
+	echo := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"e"},` + meta + `}}`
+	modernJSON := withUser(modernHeaders("tools/call"), "alice")
+	modernJSON.Set("Mcp-Name", "echo")
+	progress := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"progress","arguments":{"count":2},"_meta":{"progressToken":"t","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+	modernProgress := modernJSON.Clone()
+	modernProgress.Set("Mcp-Name", "progress")
+	resp, body := s.do("POST", withUser(sessionHeaders("", ""), "alice"), `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{}}}`)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != 200 || sid == "" {
+		t.Fatalf("initialize: %d %s", resp.StatusCode, body)
+	}
+	session := withUser(sessionHeaders(sid, Version20250618), "alice")
+	// A client reading an SSE answer has it before the response ends.
+	for i := range 200 {
+		resp := s.open(context.Background(), "POST", modernProgress, progress)
+		if resp.StatusCode != 200 {
+			t.Fatalf("2026-07-28 SSE call %d, sent on the previous one's answer event: %d", i, resp.StatusCode)
+		}
+		for r := newSSEReader(t, resp.Body); !r.nextMessage().IsResponse(); {
+		}
+		resp.Body.Close()
+	}
+	for _, tc := range []struct {
+		name   string
+		header http.Header
+		body   string
+	}{
+		{"2026-07-28 JSON", modernJSON, echo},
+		{"2026-07-28 SSE", modernProgress, progress},
+		{"2025-06-18 session", session, `{"jsonrpc":"2.0","id":"%d","method":"tools/list"}`},
+	} {
+		for i := range 200 {
+			body := tc.body
+			if strings.Contains(body, "%d") {
+				body = fmt.Sprintf(body, i)
+			}
+			resp, got := s.do("POST", tc.header, body)
+			if resp.StatusCode != 200 || strings.Contains(got, `"error"`) {
+				t.Fatalf("%s, call %d after the previous one's answer: %d %s", tc.name, i, resp.StatusCode, got)
+			}
+		}
+	}
+}
+
+// TestStreamPlaceFreeOnceEnded: a held stream's place in its principal's
+// quota is free once the client sees the stream end, so a client coming
+// back at once after its time is up (MaxStreamDuration) is served, under
+// MaxStreamsPerPrincipal: 1, whether the stream was taken over from
+// net/http or not.
+func TestStreamPlaceFreeOnceEnded(t *testing.T) {
+	for _, disableHijack := range []bool{false, true} {
+		e := newTestEngine()
+		e.hold = true
+		s := startServer(t, e, &Options{MaxStreamsPerPrincipal: 1, MaxStreamDuration: 20 * time.Millisecond, DisableHijack: disableHijack}, asUser, false)
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		drain := func(what string, i int, resp *http.Response) {
+			t.Helper()
+			defer resp.Body.Close()
+			if resp.StatusCode != 200 {
+				body, _ := io.ReadAll(resp.Body)
+				t.Fatalf("hijack off %v: %s %d, opened as soon as the one before ended: %d %s", disableHijack, what, i, resp.StatusCode, body)
+			}
+			if _, err := io.Copy(io.Discard, resp.Body); err != nil || ctx.Err() != nil {
+				t.Fatalf("hijack off %v: %s %d: %v %v", disableHijack, what, i, err, ctx.Err())
+			}
+		}
+		for i := range 15 {
+			drain("listen", i, s.open(ctx, "POST", withUser(modernHeaders("subscriptions/listen"), "alice"), listenBody))
+		}
+		// A client that reads the listen's final result knows the listen is
+		// over, before the response ends.
+		for i := range 15 {
+			resp := s.open(ctx, "POST", withUser(modernHeaders("subscriptions/listen"), "alice"), listenBody)
+			if resp.StatusCode != 200 {
+				t.Fatalf("hijack off %v: listen %d, opened as soon as the one before answered: %d", disableHijack, i, resp.StatusCode)
+			}
+			for r := newSSEReader(t, resp.Body); !r.nextMessage().IsResponse(); {
+			}
+			resp.Body.Close()
+		}
+		resp, body := s.do("POST", withUser(sessionHeaders("", ""), "alice"), `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
+		sid := resp.Header.Get("Mcp-Session-Id")
+		if sid == "" {
+			t.Fatalf("initialize: %d %s", resp.StatusCode, body)
+		}
+		gh := withUser(sessionHeaders(sid, Version20251125), "alice")
+		gh.Set("Accept", "text/event-stream")
+		for i := range 15 {
+			drain("GET stream", i, s.open(ctx, "GET", gh, ""))
+		}
+		for i := range 15 {
+			drain("2024-11-05 stream", i, s.open(ctx, "GET", withUser(http.Header{"Accept": {"text/event-stream"}}, "alice"), ""))
+		}
 	}
 }

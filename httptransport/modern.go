@@ -58,13 +58,16 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *reque
 	if listen {
 		q, over = h.streams, errTooManyStreams
 	}
-	if !q.take(q.owner(r.Context()), 1) {
+	owner := q.owner(r.Context())
+	if !q.take(owner, 1) {
 		refuseOverQuota(w, over)
 		return
 	}
+	release := q.place(owner)
 	ctx, cancel, unwatch := callContext(r, listen)
 	stop := context.AfterFunc(h.ctx, cancel)
 	st := h.newStream(w, accept, true)
+	st.release = release // given back as the client sees the stream end
 	call := &Call{Request: m, Version: version, Header: r.Header, out: st, ctx: ctx, cancel: cancel}
 	if listen {
 		st.closeConn = h.parkable(r)
@@ -80,7 +83,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *reque
 	st.startTimer()
 	resp, err := h.serveEngine(ctx, call)
 	if listen && errors.Is(err, ErrHold) {
-		end := func() { h.endModern(call, stop, true) }
+		end := func() { h.endModern(call, stop, true, release) }
 		if unwatch() && h.parkListen(w, r, st, call, end) {
 			return // the stream lives on; end runs when it ends (park.go)
 		}
@@ -90,7 +93,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *reque
 		}
 		cancel()
 	}
-	defer h.endModern(call, stop, listen)
+	defer h.endModern(call, stop, listen, release)
 	if ctx.Err() != nil {
 		st.cut()
 		st.detach()
@@ -101,18 +104,20 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *reque
 }
 
 // endModern releases a 2026-07-28 call's context, its place in the
-// principal's quota and, for a listen, its place among the open listens.
-func (h *Handler) endModern(call *Call, stop func() bool, listen bool) {
+// principal's quota (if its stream has not: release) and, for a listen,
+// its place among the open listens.
+func (h *Handler) endModern(call *Call, stop func() bool, listen bool, release func()) {
 	call.cancel()
 	stop()
+	if release != nil {
+		release()
+	}
 	if !listen {
-		h.calls.give(h.calls.owner(call.ctx), 1)
 		return
 	}
 	if call.stopLimit != nil {
 		call.stopLimit()
 	}
-	h.streams.give(h.streams.owner(call.ctx), 1)
 	h.mu.Lock()
 	delete(h.listens, call.out)
 	h.mu.Unlock()

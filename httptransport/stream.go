@@ -38,6 +38,7 @@ type stream struct {
 	header     func(http.Header) // extra response headers (e.g. Mcp-Session-Id)
 
 	closeConn bool              // the stream may be parked: say Connection: close (park.go)
+	release   func()            // gives back the place in a quota the attached response holds (limits.go)
 	eventName string            // "message" on 2024-11-05 streams
 	relay     func(data []byte) // if set, messages go here instead (batch members)
 
@@ -274,6 +275,7 @@ func (s *stream) endLocked() {
 	if s.ended {
 		return
 	}
+	s.releaseLocked()
 	s.ended = true
 	if s.timer != nil {
 		s.timer.Stop()
@@ -331,6 +333,7 @@ func (s *stream) detachAttached(c <-chan struct{}) {
 	if s.attachC == nil || (<-chan struct{})(s.attachC) != c {
 		return
 	}
+	s.releaseLocked()
 	if s.open && !s.ended && s.resumable() && s.sess.sess.Version >= Version20251125 {
 		s.writeLocked(sse.Event{ID: s.nextIDLocked(nil), HasID: true, Retry: s.reconnectAfter()})
 	}
@@ -346,7 +349,18 @@ func (s *stream) reconnectAfter() time.Duration {
 	return time.Second
 }
 
+// releaseLocked gives back the place in its principal's quota that the
+// attached response holds, before anything tells the client that the
+// response or the stream ended: a client may come back at once.
+func (s *stream) releaseLocked() {
+	if r := s.release; r != nil {
+		s.release = nil
+		r()
+	}
+}
+
 func (s *stream) detachLocked() {
+	s.releaseLocked()
 	if s.w == nil {
 		return
 	}
@@ -363,8 +377,9 @@ func (s *stream) detachLocked() {
 // attach binds a resuming GET's response to the stream, replaying the
 // events after index. The events in first are written before anything
 // else can reach the stream (a 2024-11-05 stream's endpoint event). It
-// fails if another response is attached.
-func (s *stream) attach(w http.ResponseWriter, after int, replay, closeConn bool, first ...sse.Event) (detached <-chan struct{}, err error) {
+// fails if another response is attached. release, if not nil, gives back
+// the response's place in its principal's quota (stream.release).
+func (s *stream) attach(w http.ResponseWriter, after int, replay, closeConn bool, release func(), first ...sse.Event) (detached <-chan struct{}, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.w != nil {
@@ -379,6 +394,7 @@ func (s *stream) attach(w http.ResponseWriter, after int, replay, closeConn bool
 		}
 	}
 	s.w, s.sw = w, sse.NewWriter(w)
+	s.release = release
 	s.accept.sse = true
 	s.open = false
 	// Open without a priming event: the client already has an id.

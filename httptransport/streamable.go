@@ -338,11 +338,14 @@ func (h *Handler) startCall(r *http.Request, ls *liveSession, version string, m 
 	h.inflight.enterLate()
 	go func() {
 		defer h.inflight.exit()
-		defer h.calls.give(owner, 1)
 		defer stop()
 		defer cancel()
-		resp, err := h.serveEngine(ctx, call)
+		resp, err := h.serveEngine(ctx, call) // recovers the engine's panics
 		resp = responseOf(m.ID, resp, err)
+		// The call's place in the quota and its id are free before its
+		// answer goes out: the client may send its next call, or reuse
+		// the id, as soon as it has the answer.
+		h.calls.give(owner, 1)
 		if ls != nil {
 			ls.releaseID(call)
 		}
@@ -461,7 +464,8 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 		refuseOverQuota(w, errTooManyStreams)
 		return
 	}
-	detached, err := st.attach(w, after, replay, h.parkable(r), carried...)
+	release := h.streams.place(owner)
+	detached, err := st.attach(w, after, replay, h.parkable(r), release, carried...)
 	if err != nil {
 		h.streams.give(owner, 1)
 		writeRefusal(w, noID, err.(*httpError))
@@ -470,7 +474,7 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 	if st.standalone {
 		st.startTimer()
 	}
-	h.hold(w, r, ls, st, detached, func() { _ = ls.touch(context.WithoutCancel(r.Context())) })
+	h.hold(w, r, ls, st, detached, release, func() { _ = ls.touch(context.WithoutCancel(r.Context())) })
 }
 
 // hold keeps a GET attached to st until the client leaves, the stream or
@@ -479,21 +483,23 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 // the GET is over. On HTTP/1.x the stream is parked (park.go) and hold
 // returns at once; after then runs on the stream's watcher.
 //
-// The caller took the stream's place in the principal's quota; hold gives
-// it back when the GET is over, and ends the GET when its time is up
-// (streamLimit).
-func (h *Handler) hold(w http.ResponseWriter, r *http.Request, ls *liveSession, st *stream, detached <-chan struct{}, after func()) {
+// The caller took the stream's place in the principal's quota, and gave
+// attach the release that gives it back (the stream calls it as the GET
+// ends, hold when the GET is over, if it has not been); hold ends the GET
+// when its time is up (streamLimit).
+func (h *Handler) hold(w http.ResponseWriter, r *http.Request, ls *liveSession, st *stream, detached <-chan struct{}, release, after func()) {
 	ls.mu.Lock()
 	ls.active++
 	ls.mu.Unlock()
-	owner := h.streams.owner(r.Context())
 	stopLimit := func() bool { return false }
 	if d, ok := h.streamLimit(r); ok {
 		stopLimit = time.AfterFunc(d, func() { st.detachAttached(detached) }).Stop
 	}
 	over := func() {
 		stopLimit()
-		h.streams.give(owner, 1)
+		if release != nil {
+			release()
+		}
 		ls.mu.Lock()
 		ls.active--
 		ls.mu.Unlock()
