@@ -22,7 +22,7 @@ func TestIdleSessionsReleased(t *testing.T) {
 	server := mcp.NewServer(&mcp.Implementation{Name: "idle", Version: "1"}, nil)
 	engine := gosdk.NewEngine(server, &gosdk.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	store := httptransport.NewMemorySessionStore()
-	h := httptransport.New(engine, &httptransport.Options{Sessions: store, SessionIdleTimeout: 50 * time.Millisecond})
+	h := httptransport.New(engine, &httptransport.Options{Sessions: store, SessionIdleTimeout: time.Second})
 	srv := httptest.NewServer(h)
 	stopAtCleanup(t, h, srv, engine)
 	count := func() (n int) {
@@ -39,7 +39,7 @@ func TestIdleSessionsReleased(t *testing.T) {
 	if n := count(); n < before+20 {
 		t.Fatalf("%d SDK sessions, want >= %d", n, before+20)
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(10 * time.Second)
 	for count() != before || store.Len() != 0 {
 		if time.Now().After(deadline) {
 			t.Fatalf("after idle timeout: %d SDK sessions (baseline %d), %d records", count(), before, store.Len())

@@ -20,13 +20,15 @@ import (
 	"github.com/mcpmount/mcpmount/sse"
 )
 
-// keepAliveServer pings every 20 ms and has a tool, slow, that answers
-// after 150 ms.
+// keepAliveServer pings every 25 ms and has a tool, slow, that answers
+// after 200 ms. The SDK gives each ping half its interval, and gives up on
+// a session after 4 pings in a row fail (100 ms, well before slow answers):
+// a loaded machine may answer one ping late now and then.
 func keepAliveServer() *mcp.Server {
-	server := mcp.NewServer(&mcp.Implementation{Name: "keepalive", Version: "1.0.0"}, &mcp.ServerOptions{KeepAlive: 20 * time.Millisecond})
+	server := mcp.NewServer(&mcp.Implementation{Name: "keepalive", Version: "1.0.0"}, &mcp.ServerOptions{KeepAlive: 25 * time.Millisecond, KeepAliveFailureThreshold: 4})
 	mcp.AddTool(server, &mcp.Tool{Name: "slow"}, func(ctx context.Context, req *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
 		select {
-		case <-time.After(150 * time.Millisecond):
+		case <-time.After(200 * time.Millisecond):
 		case <-ctx.Done():
 			return nil, nil, ctx.Err()
 		}
