@@ -100,13 +100,17 @@ type Options struct {
 	// identity, see package identity; unauthenticated callers count as one
 	// principal) has in flight on this instance: a POST whose requests
 	// would pass it gets 429 with Retry-After, and nothing of it is
-	// served. Zero means no bound.
+	// served. A call's place is free before its answer goes out, so a
+	// client making one call at a time is never refused. Zero means no
+	// bound.
 	MaxCallsPerPrincipal int
 
 	// MaxStreamsPerPrincipal bounds the held streams (2026-07-28 listens,
 	// 2025-era GET streams, 2024-11-05 event streams) one principal has
-	// open on this instance; more get 429 with Retry-After. Zero means no
-	// bound.
+	// open on this instance; more get 429 with Retry-After. A stream's
+	// place is free before the client can see it end (a listen's final
+	// result, a server-side disconnect), so a client reopening it at once
+	// is served. Zero means no bound.
 	MaxStreamsPerPrincipal int
 
 	// MaxStreamDuration ends a held stream after this long, less a
