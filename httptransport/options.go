@@ -101,8 +101,9 @@ type Options struct {
 	// principal) has in flight on this instance: a POST whose requests
 	// would pass it gets 429 with Retry-After, and nothing of it is
 	// served. A call's place is free before its answer goes out, so a
-	// client making one call at a time is never refused. Zero means no
-	// bound.
+	// client making one call at a time is never refused; a cancelled call
+	// keeps its place until the engine has stopped it, so that cancelling
+	// cannot get a principal past the bound. Zero means no bound.
 	MaxCallsPerPrincipal int
 
 	// MaxStreamsPerPrincipal bounds the held streams (2026-07-28 listens,

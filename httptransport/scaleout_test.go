@@ -331,3 +331,29 @@ func TestJanitorStoreBoundPerCall(t *testing.T) {
 		t.Errorf("%d of 10 in-use sessions touched in one round", n)
 	}
 }
+
+// TestSharedStoreStateBeforeAnswer: state the engine changes in a call is
+// in the shared store before the call's answer goes out, so an instance the
+// client reaches next, right after the answer, serves the session with it.
+func TestSharedStoreStateBeforeAnswer(t *testing.T) {
+	a, b := pair(t, Options{SessionIdleTimeout: -1})
+	a.engine.gate = make(chan struct{})
+	close(a.engine.gate)
+	for i := range 100 {
+		sid := a.initialize(Version20251125)
+		resp, body := a.do("POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"remember","arguments":{"text":"r"}}}`)
+		<-a.engine.started
+		if resp.StatusCode != 200 {
+			t.Fatalf("remember: %d %s", resp.StatusCode, body)
+		}
+		if resp, body := b.do("POST", sessionHeaders(sid, Version20251125), listTools); resp.StatusCode != 200 {
+			t.Fatalf("B: %d %s", resp.StatusCode, body)
+		}
+		b.h.mu.Lock()
+		ls := b.h.live[sid]
+		b.h.mu.Unlock()
+		if ls == nil || !strings.Contains(string(ls.sess.State()), "remembered") {
+			t.Fatalf("round %d: B, reached right after the answer, serves the session without the state the call set", i)
+		}
+	}
+}
