@@ -19,9 +19,10 @@ var (
 	errForbiddenHost    = refusal(http.StatusForbidden, jsonrpc.CodeInvalidRequest, "host not allowed")
 	errShuttingDown     = refusal(http.StatusServiceUnavailable, jsonrpc.CodeServerError, "server shutting down")
 	// Per-principal bounds (Options.MaxCallsPerPrincipal, MaxStreamsPerPrincipal): our choice, 429.
-	errTooManyCalls   = refusal(http.StatusTooManyRequests, jsonrpc.CodeServerError, "too many calls in flight for this principal")
-	errTooManyStreams = refusal(http.StatusTooManyRequests, jsonrpc.CodeServerError, "too many open streams for this principal")
-	errBatchOverQuota = refusal(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "the batch holds more requests than one principal may have in flight")
+	errTooManyCalls    = refusal(http.StatusTooManyRequests, jsonrpc.CodeServerError, "too many calls in flight for this principal")
+	errTooManyStreams  = refusal(http.StatusTooManyRequests, jsonrpc.CodeServerError, "too many open streams for this principal")
+	errTooManySessions = refusal(http.StatusTooManyRequests, jsonrpc.CodeServerError, "too many open sessions for this principal")
+	errBatchOverQuota  = refusal(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "the batch holds more requests than one principal may have in flight")
 	// 2025 sessions (digest 1.8): 400 without an id, 404 for unknown ones.
 	errSessionMissing  = refusal(http.StatusBadRequest, jsonrpc.CodeServerError, "Mcp-Session-Id header required")
 	errSessionNotFound = refusal(http.StatusNotFound, jsonrpc.CodeSessionNotFound, "session not found")

@@ -24,7 +24,7 @@ type Handler struct {
 	shutdownC chan struct{}
 	inflight  drainGroup // requests and calls being served
 
-	calls, streams *quota // per-principal bounds (limits.go); nil when unbounded
+	calls, streams, sessionQ *quota // per-principal bounds (limits.go); nil when unbounded
 
 	mu              sync.Mutex
 	live            map[string]*liveSession // sessions served by this instance
@@ -53,6 +53,7 @@ func New(engine Engine, opts *Options) *Handler {
 	}
 	if opts != nil {
 		h.calls, h.streams = newQuota(opts.MaxCallsPerPrincipal), newQuota(opts.MaxStreamsPerPrincipal)
+		h.sessionQ = newQuota(opts.MaxSessionsPerPrincipal)
 	}
 	if opts != nil && opts.Sessions != nil {
 		h.sessions = opts.Sessions

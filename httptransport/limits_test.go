@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -455,5 +456,90 @@ func TestStreamPlaceFreeOnceEnded(t *testing.T) {
 		for i := range 15 {
 			drain("2024-11-05 stream", i, s.open(ctx, "GET", withUser(http.Header{"Accept": {"text/event-stream"}}, "alice"), ""))
 		}
+	}
+}
+
+// TestMaxSessionsPerPrincipal: a principal with MaxSessionsPerPrincipal
+// sessions open on the instance gets 429 for another initialize, and the
+// engine opens nothing for it; other principals are served; ending a
+// session (DELETE, or the idle timeout) frees its place, a DELETE's before
+// its answer.
+func TestMaxSessionsPerPrincipal(t *testing.T) {
+	s := startServer(t, newTestEngine(), &Options{MaxSessionsPerPrincipal: 2, SessionIdleTimeout: 400 * time.Millisecond}, asUser, false)
+	initialize := func(user string) (*http.Response, string) {
+		return s.do("POST", withUser(sessionHeaders("", ""), user), `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
+	}
+	opened := func() int {
+		s.engine.mu.Lock()
+		defer s.engine.mu.Unlock()
+		return len(s.engine.outs)
+	}
+	var sids []string
+	for range 2 {
+		resp, body := initialize("alice")
+		if resp.StatusCode != 200 || resp.Header.Get("Mcp-Session-Id") == "" {
+			t.Fatalf("initialize: %d %s", resp.StatusCode, body)
+		}
+		sids = append(sids, resp.Header.Get("Mcp-Session-Id"))
+	}
+	before := opened()
+	resp, body := initialize("alice")
+	overQuota(t, "a third session", resp, body)
+	if resp.Header.Get("Mcp-Session-Id") != "" || opened() != before {
+		t.Errorf("a refused initialize opened a session (id %q, engine sessions %d, before %d)", resp.Header.Get("Mcp-Session-Id"), opened(), before)
+	}
+	if resp, body := initialize("bob"); resp.StatusCode != 200 {
+		t.Errorf("another principal: %d %s", resp.StatusCode, body)
+	}
+	// The sessions that are open are served as before.
+	if resp, body := s.do("POST", withUser(sessionHeaders(sids[0], Version20251125), "alice"), listTools); resp.StatusCode != 200 {
+		t.Errorf("an open session at the bound: %d %s", resp.StatusCode, body)
+	}
+	for i := range 20 {
+		if resp, body := s.do("DELETE", withUser(sessionHeaders(sids[0], Version20251125), "alice"), ""); resp.StatusCode != 200 {
+			t.Fatalf("DELETE %d: %d %s", i, resp.StatusCode, body)
+		}
+		resp, body := initialize("alice")
+		if resp.StatusCode != 200 {
+			t.Fatalf("initialize %d right after a DELETE's answer: %d %s", i, resp.StatusCode, body)
+		}
+		sids[0] = resp.Header.Get("Mcp-Session-Id")
+	}
+	eventually(t, "idle sessions free their places", func() bool {
+		resp, _ := initialize("alice")
+		return resp.StatusCode == 200
+	})
+}
+
+// refusingStore fails every Put while refuse is set.
+type refusingStore struct {
+	*MemorySessionStore
+	refuse atomic.Bool
+}
+
+func (s *refusingStore) Put(ctx context.Context, rec *SessionRecord, ttl time.Duration) error {
+	if s.refuse.Load() {
+		return errors.New("store down")
+	}
+	return s.MemorySessionStore.Put(ctx, rec, ttl)
+}
+
+// TestSessionPlaceFreeOnFailedInitialize: an initialize that fails (here
+// the store refuses the record) keeps no place in the principal's quota.
+func TestSessionPlaceFreeOnFailedInitialize(t *testing.T) {
+	store := &refusingStore{MemorySessionStore: NewMemorySessionStore()}
+	s := startServer(t, newTestEngine(), &Options{MaxSessionsPerPrincipal: 1, Sessions: store}, asUser, false)
+	initialize := func() (*http.Response, string) {
+		return s.do("POST", withUser(sessionHeaders("", ""), "alice"), `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
+	}
+	store.refuse.Store(true)
+	for i := range 3 {
+		if resp, body := initialize(); resp.StatusCode == 200 && !strings.Contains(body, `"error"`) {
+			t.Fatalf("initialize %d with the store down: %d %s", i, resp.StatusCode, body)
+		}
+	}
+	store.refuse.Store(false)
+	if resp, body := initialize(); resp.StatusCode != 200 || resp.Header.Get("Mcp-Session-Id") == "" {
+		t.Errorf("initialize once the store is back: %d %s", resp.StatusCode, body)
 	}
 }

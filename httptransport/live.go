@@ -20,6 +20,10 @@ type liveSession struct {
 	sess  *Session
 	ctx   context.Context // cancelled when the session ends here
 	stop  context.CancelFunc
+	// release gives back the session's place in its principal's quota
+	// (Options.MaxSessionsPerPrincipal) when it ends here; nil if it
+	// holds none. Set before the session is adopted.
+	release func()
 
 	mu         sync.Mutex
 	calls      map[string]*Call        // in flight, by request id
@@ -238,6 +242,9 @@ func (ls *liveSession) end(ctx context.Context, forget bool) {
 		return
 	}
 	ls.ended = true
+	if ls.release != nil {
+		ls.release()
+	}
 	streams := make([]*stream, 0, len(ls.streams))
 	for _, st := range ls.streams {
 		streams = append(streams, st)

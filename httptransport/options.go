@@ -114,6 +114,16 @@ type Options struct {
 	// is served. Zero means no bound.
 	MaxStreamsPerPrincipal int
 
+	// MaxSessionsPerPrincipal bounds the 2025-era sessions one principal
+	// has open on this instance through initialize (a session another
+	// instance created and this one serves, from a shared store, does not
+	// count): another initialize gets 429 with Retry-After, and the engine
+	// sees nothing of it. A session's place is free once it ends here
+	// (DELETE, before its answer; the idle timeout). 2024-11-05 sessions
+	// live as long as their event stream, which MaxStreamsPerPrincipal
+	// bounds. Zero means no bound.
+	MaxSessionsPerPrincipal int
+
 	// MaxStreamDuration ends a held stream after this long, less a
 	// random tenth at most so that streams opened together do not all
 	// reconnect at once: a listen with its final result, a 2025-era GET stream as if the connection

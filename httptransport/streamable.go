@@ -156,9 +156,14 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 		h.serveMessages(w, r, nil, requestedVersion(m), req, accept)
 		return
 	}
-	sess := &Session{ID: newSessionID(), Version: requestedVersion(m)}
 	owner := identity.FromContext(r.Context()).Owner()
+	if !h.sessionQ.take(owner, 1) {
+		refuseOverQuota(w, errTooManySessions)
+		return
+	}
+	sess := &Session{ID: newSessionID(), Version: requestedVersion(m)}
 	ls := h.newLiveSession(sess, owner)
+	ls.release = h.sessionQ.place(owner)
 	st := h.newStream(w, accept, false)
 	st.header = func(hd http.Header) { hd.Set("Mcp-Session-Id", sess.ID) }
 	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
@@ -183,6 +188,9 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 	if resp.Error != nil {
 		st.header = nil
 		ls.stop()
+		if ls.release != nil {
+			ls.release() // once: a failed adopt ended the session, which gave it back
+		}
 	}
 	st.finish(resp)
 	st.detach()

@@ -48,8 +48,9 @@ func NewApp(ctx context.Context, ln net.Listener, out io.Writer, c Config) (*App
 	a.Endpoint = httptransport.New(a.engine, &httptransport.Options{
 		// What one caller may hold at once (per token subject; callers
 		// without a token count as one): 429 past it.
-		MaxCallsPerPrincipal:   64,
-		MaxStreamsPerPrincipal: 16,
+		MaxCallsPerPrincipal:    64,
+		MaxStreamsPerPrincipal:  16,
+		MaxSessionsPerPrincipal: 64,
 	})
 	if !c.Auth {
 		return a, nil
