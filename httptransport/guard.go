@@ -106,6 +106,9 @@ func checkContentType(r *http.Request) *httpError {
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
+// preallocBody is the most readBody reserves before the body arrives.
+const preallocBody = 64 << 10
+
 // readBody reads the whole body up to the limit into a pooled buffer, which
 // the caller returns with putBuffer when done with every slice of it.
 func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) (*bytes.Buffer, *httpError) {
@@ -118,7 +121,10 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) (*bytes.Buffe
 	buf := bufPool.Get().(*bytes.Buffer)
 	buf.Reset()
 	if r.ContentLength > 0 && (h.cfg.maxBody <= 0 || r.ContentLength <= h.cfg.maxBody) {
-		buf.Grow(int(r.ContentLength))
+		// Room for what is announced, up to a bound: a client announcing a
+		// large body and sending it slowly, or not at all, must not make
+		// the server hold the announced size up front.
+		buf.Grow(int(min(r.ContentLength, preallocBody)))
 	}
 	if _, err := buf.ReadFrom(body); err != nil {
 		putBuffer(buf)
