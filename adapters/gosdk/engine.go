@@ -45,7 +45,7 @@ type Engine struct {
 	ctlMu    sync.Mutex
 	controls map[string]*controlConn // by session id
 
-	states sync.Map // *httptransport.Session -> *decodedState, while the session is open here
+	states sync.Map // *httptransport.Session -> *decodedState, from OpenSession until the session ends here
 }
 
 var (
@@ -177,10 +177,13 @@ func (e *Engine) callState(call *httptransport.Call) (*mcp.ServerSessionState, e
 
 // sessionState decodes a session's stored state, once per change of it:
 // each call gets its own copy of the decoded struct, whose pointers the
-// SDK replaces rather than writes through.
+// SDK replaces rather than writes through. The decoded state is kept only
+// in the entry OpenSession made, which goes when the session ends here: a
+// call that outlives its session caches nothing.
 func (e *Engine) sessionState(sess *httptransport.Session, raw []byte) (*mcp.ServerSessionState, error) {
-	if c, ok := e.states.Load(sess); ok {
-		if c := c.(*decodedState); bytes.Equal(c.raw, raw) {
+	cur, open := e.states.Load(sess)
+	if open {
+		if c := cur.(*decodedState); c.raw != nil && bytes.Equal(c.raw, raw) {
 			st := c.st
 			return &st, nil
 		}
@@ -189,7 +192,9 @@ func (e *Engine) sessionState(sess *httptransport.Session, raw []byte) (*mcp.Ser
 	if err := json.Unmarshal(raw, &c.st); err != nil {
 		return nil, fmt.Errorf("gosdk: decoding session state: %w", err)
 	}
-	e.states.Store(sess, c)
+	if open {
+		e.states.CompareAndSwap(sess, cur, c)
+	}
 	st := c.st
 	return &st, nil
 }
@@ -287,6 +292,7 @@ func (e *Engine) OpenSession(ctx context.Context, sess *httptransport.Session, o
 	if err != nil {
 		return fmt.Errorf("gosdk: connecting session %s: %w", sess.ID, err)
 	}
+	e.states.Store(sess, &decodedState{}) // the session is open here (sessionState)
 	ctl.session = ss
 	e.ctlMu.Lock()
 	e.controls[sess.ID] = ctl
@@ -294,6 +300,7 @@ func (e *Engine) OpenSession(ctx context.Context, sess *httptransport.Session, o
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
+		defer e.states.Delete(sess)
 		select {
 		case <-ctx.Done():
 		case <-e.ctx.Done():
@@ -303,16 +310,24 @@ func (e *Engine) OpenSession(ctx context.Context, sess *httptransport.Session, o
 			// connection as before, but what the connection held (resource
 			// subscriptions, session-level notifications) is gone.
 			e.logger.Warn("gosdk: the SDK closed the session's connection", "session", sess.ID)
+			e.dropControl(sess.ID, ctl)
+			select { // the session itself goes on until it ends here
+			case <-ctx.Done():
+			case <-e.ctx.Done():
+			}
 		}
-		e.ctlMu.Lock()
-		if e.controls[sess.ID] == ctl {
-			delete(e.controls, sess.ID)
-		}
-		e.ctlMu.Unlock()
-		e.states.Delete(sess)
+		e.dropControl(sess.ID, ctl)
 		_ = ss.Close()
 	}()
 	return nil
+}
+
+func (e *Engine) dropControl(id string, ctl *controlConn) {
+	e.ctlMu.Lock()
+	defer e.ctlMu.Unlock()
+	if e.controls[id] == ctl {
+		delete(e.controls, id)
+	}
 }
 
 func (e *Engine) control(id string) *controlConn {
