@@ -264,8 +264,10 @@ func (ls *liveSession) end(ctx context.Context, forget bool) {
 		if err := ls.h.sessions.Delete(ctx, ls.id); err != nil {
 			ls.h.cfg.logger.Warn("mcp: deleting session failed", "session", ls.id, "error", err)
 		}
-		if ls.h.cfg.events != nil {
-			_ = ls.h.cfg.events.SessionClosed(ctx, ls.id)
-		}
+	}
+	// The default event store is this instance's alone: once the session
+	// is not served here, no client can resume its streams here.
+	if ls.h.cfg.events != nil && (forget || ls.h.cfg.ownEvents) {
+		_ = ls.h.cfg.events.SessionClosed(ctx, ls.id)
 	}
 }

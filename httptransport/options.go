@@ -160,6 +160,7 @@ type config struct {
 	sharedSessions   bool // Options.Sessions set: other instances may share it
 	idleTimeout      time.Duration
 	events           EventStore
+	ownEvents        bool // events is the default in-memory store: this instance's alone
 	retry            time.Duration
 	keepAlive        time.Duration
 	headerFlushDelay time.Duration
@@ -212,7 +213,7 @@ func newConfig(o *Options) config {
 		c.allowedHosts[h] = true
 	}
 	if c.events == nil && !o.DisableResumability && !o.Stateless {
-		c.events = NewMemoryEventStore(nil)
+		c.events, c.ownEvents = NewMemoryEventStore(nil), true
 	}
 	if o.DisableResumability {
 		c.events = nil

@@ -3,6 +3,7 @@ package httptransport
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -355,5 +356,44 @@ func TestSharedStoreStateBeforeAnswer(t *testing.T) {
 		if ls == nil || !strings.Contains(string(ls.sess.State()), "remembered") {
 			t.Fatalf("round %d: B, reached right after the answer, serves the session without the state the call set", i)
 		}
+	}
+}
+
+// TestSharedStoreLocalEventsForgotten: with a shared session store and
+// each instance's own (default) event store, an instance that drops its
+// idle copy of a session still alive elsewhere forgets the session's
+// events too: no one could resume those streams there any more, and
+// nothing else would ever remove them.
+func TestSharedStoreLocalEventsForgotten(t *testing.T) {
+	a, b := pair(t, Options{SessionIdleTimeout: 200 * time.Millisecond})
+	sid := a.initialize(Version20251125)
+	h := sessionHeaders(sid, Version20251125)
+	h.Set("Accept", "text/event-stream")
+	for i := range 3 {
+		if resp, body := a.do("POST", h, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, i)); resp.StatusCode != 200 {
+			t.Fatalf("A: %d %s", resp.StatusCode, body)
+		}
+	}
+	held := func() bool {
+		store := a.h.cfg.events.(*MemoryEventStore)
+		store.mu.Lock()
+		defer store.mu.Unlock()
+		return store.sessions[sid] != nil
+	}
+	if !held() {
+		t.Fatal("A stored no events of the session's SSE answers")
+	}
+	id := 100
+	eventually(t, "A drops its idle copy while B serves the session", func() bool {
+		id++
+		if resp, body := b.do("POST", h, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, id)); resp.StatusCode != 200 {
+			t.Fatalf("B: %d %s", resp.StatusCode, body)
+		}
+		a.h.mu.Lock()
+		defer a.h.mu.Unlock()
+		return a.h.live[sid] == nil
+	})
+	if held() {
+		t.Error("A dropped its copy of the session but keeps its events")
 	}
 }

@@ -123,8 +123,9 @@ func (s *stream) openForLocked(event bool) {
 	}
 	s.w.WriteHeader(http.StatusOK)
 	s.open = true
-	if s.timer != nil && s.h.cfg.keepAlive > 0 {
-		// Armed for the header flush: from now on it keeps the stream alive.
+	if s.timer != nil && s.h.cfg.keepAlive > 0 && !s.ended {
+		// Armed for the header flush: from now on it keeps the stream alive
+		// (not when the stream opens with its final event).
 		s.timer.Reset(s.h.cfg.keepAlive)
 	}
 	_ = s.sw.SetWriteDeadline(time.Time{})
