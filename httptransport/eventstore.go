@@ -27,10 +27,17 @@ type EventStore interface {
 
 // MemoryEventStoreOptions configures NewMemoryEventStore.
 type MemoryEventStoreOptions struct {
-	// MaxBytesPerSession bounds the event data kept per session; the
-	// oldest events go first. Zero means 1 MiB.
+	// MaxBytesPerSession bounds what the store keeps per session: the
+	// events' data and about 128 bytes of bookkeeping per event. The
+	// oldest events go first, and with a stream's last event its entry.
+	// Zero means 1 MiB.
 	MaxBytesPerSession int
 }
+
+// eventOverhead is what the store counts per event beside its data: the
+// event's place in its stream and in the eviction order, and its share of
+// a stream entry, so that a session of many short streams stays bounded.
+const eventOverhead = 128
 
 // MemoryEventStore is the default EventStore: bounded, in memory.
 type MemoryEventStore struct {
@@ -82,8 +89,9 @@ func (m *MemoryEventStore) Append(_ context.Context, session, stream string, ind
 		return errors.New("httptransport: event index out of order")
 	}
 	st.events = append(st.events, data)
-	s.order = append(s.order, memRef{stream: stream, size: len(data)})
-	s.bytes += len(data)
+	size := len(data) + eventOverhead
+	s.order = append(s.order, memRef{stream: stream, size: size})
+	s.bytes += size
 	for s.bytes > m.max && len(s.order) > 1 {
 		ref := s.order[0]
 		s.order = s.order[1:]
@@ -92,6 +100,11 @@ func (m *MemoryEventStore) Append(_ context.Context, session, stream string, ind
 		old.events[0] = nil
 		old.events = old.events[1:]
 		old.first++
+		if len(old.events) == 0 {
+			// Nothing left to replay: a later event starts the stream's
+			// entry afresh, and After from before it is gone either way.
+			delete(s.streams, ref.stream)
+		}
 	}
 	return nil
 }

@@ -4,9 +4,12 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
 // TestPriming: 2025-11-25 SSE streams start with a priming event (an id and
@@ -106,9 +109,10 @@ func TestResume(t *testing.T) {
 }
 
 // TestMemoryEventStoreBound: the store keeps at most its byte budget per
-// session, dropping the oldest events, and says so when asked for them.
+// session (data and bookkeeping), dropping the oldest events, and says so
+// when asked for them.
 func TestMemoryEventStoreBound(t *testing.T) {
-	m := NewMemoryEventStore(&MemoryEventStoreOptions{MaxBytesPerSession: 100})
+	m := NewMemoryEventStore(&MemoryEventStoreOptions{MaxBytesPerSession: 3*(30+eventOverhead) + 10})
 	ctx := context.Background()
 	for i := 1; i <= 10; i++ {
 		if err := m.Append(ctx, "s", "1", i, []byte(strings.Repeat("x", 30))); err != nil {
@@ -128,6 +132,53 @@ func TestMemoryEventStoreBound(t *testing.T) {
 	_ = m.SessionClosed(ctx, "s")
 	if _, err := m.After(ctx, "s", "1", 8); err != ErrEventsGone {
 		t.Errorf("after SessionClosed: %v", err)
+	}
+}
+
+// TestMemoryEventStoreStreamsBounded: a long session of many short
+// streams (a call answered over SSE each) keeps a bounded number of stream
+// entries, not one per stream it ever had; a stream whose events were all
+// dropped starts afresh with its next event.
+func TestMemoryEventStoreStreamsBounded(t *testing.T) {
+	const budget = 4096
+	m := NewMemoryEventStore(&MemoryEventStoreOptions{MaxBytesPerSession: budget})
+	ctx := context.Background()
+	for i := range 3000 {
+		stream := strconv.Itoa(i)
+		if m.Append(ctx, "s", stream, 1, nil) != nil || m.Append(ctx, "s", stream, 2, []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)) != nil {
+			t.Fatal("append refused")
+		}
+	}
+	m.mu.Lock()
+	n := len(m.sessions["s"].streams)
+	m.mu.Unlock()
+	if n > budget/eventOverhead {
+		t.Errorf("%d stream entries kept after 3000 short streams, budget %d bytes", n, budget)
+	}
+	if err := m.Append(ctx, "s", "0", 3, []byte(`{}`)); err != nil {
+		t.Errorf("a dropped stream's next event: %v", err)
+	}
+	if got, err := m.After(ctx, "s", "0", 2); err != nil || len(got) != 1 {
+		t.Errorf("After the last event seen, once the stream went on: %d events, %v", len(got), err)
+	}
+}
+
+// TestResumeWithNothingMissed: a GET resuming from a stream's last event
+// attaches, even when the store no longer holds any of the stream's events
+// (other streams' traffic pushed them out): there is nothing to replay.
+func TestResumeWithNothingMissed(t *testing.T) {
+	store := NewMemoryEventStore(nil)
+	st, detached, _ := attachedGET(t, store, "c0", true)
+	if err := st.send(jsonrpc.NewNotification("notifications/tools/list_changed", nil)); err != nil {
+		t.Fatal(err)
+	}
+	st.detachAttached(detached)
+	_ = store.SessionClosed(context.Background(), "S") // every event of it gone
+	st.mu.Lock()
+	last := st.seq
+	st.mu.Unlock()
+	if _, err := st.attach(httptest.NewRecorder(), last, true, false, nil); err != nil {
+		t.Errorf("resume from the last event sent: %v", err)
 	}
 }
 

@@ -388,7 +388,9 @@ func (s *stream) attach(w http.ResponseWriter, after int, replay, closeConn bool
 	}
 	s.closeConn = closeConn
 	var events [][]byte
-	if replay && s.h.cfg.events != nil && s.sess != nil {
+	// A client that has the stream's last event misses nothing: no need
+	// to ask the store, which may have let the stream's events go.
+	if replay && after != s.seq && s.h.cfg.events != nil && s.sess != nil {
 		events, err = s.h.cfg.events.After(s.sess.ctx, s.sess.id, s.id, after)
 		if err != nil {
 			return nil, errUnknownEventID
