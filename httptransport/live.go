@@ -14,8 +14,13 @@ import (
 // calls in flight, their streams, the standalone stream and the routing of
 // server-to-client requests. The durable part lives in the SessionStore.
 type liveSession struct {
-	h     *Handler
-	id    string
+	h  *Handler
+	id string
+	// tag prefixes the ids of the session's streams and server requests
+	// here: the instance's tag and one of this copy of the session, so an
+	// instance serving the session again later (after dropping its idle
+	// copy) never reuses an id still in a shared EventStore.
+	tag   string
 	owner string
 	sess  *Session
 	ctx   context.Context // cancelled when the session ends here
@@ -55,7 +60,8 @@ func (h *Handler) newLiveSession(sess *Session, owner string) *liveSession {
 	st := h.newStream(nil, acceptance{sse: true}, false)
 	// Its id carries the instance's tag like call streams' ids, so event
 	// ids stay unique in a session served by several instances (digest 1.6).
-	st.standalone, st.sess, st.id = true, ls, h.tag+"0" // see isStandaloneID
+	ls.tag = h.tag + newSessionID()[:copyTagLen]
+	st.standalone, st.sess, st.id = true, ls, ls.tag+"0" // see isStandaloneID
 	ls.standalone = st
 	return ls
 }
@@ -79,7 +85,7 @@ func (ls *liveSession) Send(ctx context.Context, msg *jsonrpc.Message) error {
 func (ls *liveSession) newCallStream(st *stream) {
 	ls.mu.Lock()
 	ls.nextStream++
-	st.sess, st.id = ls, ls.h.tag+strconv.Itoa(ls.nextStream)
+	st.sess, st.id = ls, ls.tag+strconv.Itoa(ls.nextStream)
 	ls.streams[st.id] = st
 	ls.mu.Unlock()
 	st.priming = ls.h.cfg.events != nil && ls.sess.Version >= Version20251125
@@ -137,7 +143,7 @@ func (ls *liveSession) registerRequest(c *Call, engineID jsonrpc.ID) jsonrpc.ID 
 	ls.nextReq++
 	// The instance's tag keeps ids apart between instances serving one
 	// session, whose answers may reach any of them.
-	id := jsonrpc.StringID("mcpmount-" + ls.h.tag + "-" + strconv.Itoa(ls.nextReq))
+	id := jsonrpc.StringID("mcpmount-" + ls.tag + "-" + strconv.Itoa(ls.nextReq))
 	ls.pending[id.Raw()] = pendingReply{call: c, id: engineID}
 	return id
 }

@@ -51,11 +51,16 @@ func (h *Handler) streamFor(r *http.Request, ls *liveSession, lastID string) (st
 	return st, index, true, nil, nil
 }
 
-// isStandaloneID reports whether a stream id is an instance's standalone
-// stream: a tag like h.tag followed by "0" (call streams count from 1).
+// isStandaloneID reports whether a stream id is the standalone stream of
+// some instance's copy of the session: a tag like a liveSession's followed
+// by "0" (call streams count from 1).
 func (h *Handler) isStandaloneID(id string) bool {
-	return len(id) == len(h.tag)+1 && id[len(id)-1] == '0'
+	return len(id) == len(h.tag)+copyTagLen+1 && id[len(id)-1] == '0'
 }
+
+// copyTagLen is the length of the part of a liveSession's tag that tells
+// one copy of a session on an instance from another.
+const copyTagLen = 4
 
 func parseEventID(id string) (stream string, index int, ok bool) {
 	stream, n, found := strings.Cut(id, "_")

@@ -22,6 +22,18 @@ func pair(t *testing.T, opts Options) (a, b *server) {
 
 const listTools = `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
 
+// standaloneOf is the id of the standalone stream of s's copy of session sid.
+func standaloneOf(t *testing.T, s *server, sid string) string {
+	t.Helper()
+	s.h.mu.Lock()
+	defer s.h.mu.Unlock()
+	ls := s.h.live[sid]
+	if ls == nil {
+		t.Fatalf("session %s is not served here", sid)
+	}
+	return ls.standalone.id
+}
+
 // TestSharedStoreDelete: a DELETE on one instance ends the session on
 // every instance sharing the store (digest 1.8: 404 from then on), and
 // the other instance's GET stream ends with it.
@@ -83,6 +95,7 @@ func TestSharedStoreHeldStream(t *testing.T) {
 	events := NewMemoryEventStore(nil)
 	a, b := pair(t, Options{SessionIdleTimeout: 100 * time.Millisecond, Events: events})
 	sid := a.initialize(Version20251125)
+	aStandalone := standaloneOf(t, a, sid)
 	ctx, cancel := context.WithCancel(context.Background())
 	h := sessionHeaders(sid, Version20251125)
 	h.Set("Accept", "text/event-stream")
@@ -116,7 +129,7 @@ func TestSharedStoreHeldStream(t *testing.T) {
 		t.Errorf("B after expiry: %d", resp.StatusCode)
 	}
 	for time.Now().Before(deadline) {
-		if _, err := events.After(context.Background(), sid, a.h.tag+"0", 0); errors.Is(err, ErrEventsGone) {
+		if _, err := events.After(context.Background(), sid, aStandalone, 0); errors.Is(err, ErrEventsGone) {
 			return
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -183,6 +196,7 @@ func TestSharedStoreGoneForgetsEvents(t *testing.T) {
 	store := NewMemorySessionStore()
 	a := startServer(t, newTestEngine(), &Options{Sessions: store, Events: events, SessionIdleTimeout: time.Hour}, nil, false)
 	sid := a.initialize(Version20251125)
+	aStandalone := standaloneOf(t, a, sid)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	h := sessionHeaders(sid, Version20251125)
@@ -192,7 +206,7 @@ func TestSharedStoreGoneForgetsEvents(t *testing.T) {
 	if e := r.next(); e.ID == "" {
 		t.Fatalf("event without id: %+v", e)
 	}
-	if _, err := events.After(ctx, sid, a.h.tag+"0", 0); err != nil {
+	if _, err := events.After(ctx, sid, aStandalone, 0); err != nil {
 		t.Fatalf("the event was not stored: %v", err)
 	}
 	if err := store.Delete(ctx, sid); err != nil { // as another instance's DELETE would
@@ -201,7 +215,7 @@ func TestSharedStoreGoneForgetsEvents(t *testing.T) {
 	if resp, body := a.do("POST", sessionHeaders(sid, Version20251125), listTools); resp.StatusCode != 404 {
 		t.Fatalf("after the record is gone: %d %s", resp.StatusCode, body)
 	}
-	if _, err := events.After(ctx, sid, a.h.tag+"0", 0); !errors.Is(err, ErrEventsGone) {
+	if _, err := events.After(ctx, sid, aStandalone, 0); !errors.Is(err, ErrEventsGone) {
 		t.Errorf("the session's events outlived it: %v", err)
 	}
 }
@@ -260,6 +274,7 @@ func TestSharedStoreDeleteNotUndone(t *testing.T) {
 func TestSharedStoreResumeElsewhere(t *testing.T) {
 	a, b := pair(t, Options{Events: NewMemoryEventStore(nil)})
 	sid := a.initialize(Version20251125)
+	aStandalone := standaloneOf(t, a, sid)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	h := sessionHeaders(sid, Version20251125)
@@ -272,18 +287,18 @@ func TestSharedStoreResumeElsewhere(t *testing.T) {
 	resp.Body.Close()
 	eventually(t, "A's GET stream is let go", func() bool {
 		a.engine.broadcast() // missed by the client, kept in the store
-		_, err := a.h.cfg.events.After(ctx, sid, a.h.tag+"0", 1)
+		_, err := a.h.cfg.events.After(ctx, sid, aStandalone, 1)
 		return err == nil
 	})
 	h.Set("Last-Event-ID", first.ID)
 	r := newSSEReader(t, b.open(ctx, "GET", h, "").Body)
 	missed := r.next()
-	if !strings.HasPrefix(missed.ID, a.h.tag+"0_") || missed.ID == first.ID || !strings.Contains(string(missed.Data), "list_changed") {
+	if !strings.HasPrefix(missed.ID, aStandalone+"_") || missed.ID == first.ID || !strings.Contains(string(missed.Data), "list_changed") {
 		t.Errorf("first event on B: %+v, want A's missed event after %s", missed, first.ID)
 	}
 	for e := missed; strings.HasPrefix(e.ID, a.h.tag); {
 		b.engine.broadcast()
-		if e = r.next(); strings.HasPrefix(e.ID, b.h.tag+"0_") {
+		if e = r.next(); strings.HasPrefix(e.ID, standaloneOf(t, b, sid)+"_") {
 			return // B's live events follow
 		}
 	}
@@ -395,5 +410,58 @@ func TestSharedStoreLocalEventsForgotten(t *testing.T) {
 	})
 	if held() {
 		t.Error("A dropped its copy of the session but keeps its events")
+	}
+}
+
+// TestSharedEventsReadoptedSessionNewIDs: an instance that dropped its idle
+// copy of a session and serves it again later (the client came back to it)
+// gives the session's new streams ids it never used for the session: with
+// a shared event store still holding the old streams' events, reused ids
+// would mix old events into the new streams and their resumption.
+func TestSharedEventsReadoptedSessionNewIDs(t *testing.T) {
+	a, b := pair(t, Options{SessionIdleTimeout: 200 * time.Millisecond, Events: NewMemoryEventStore(nil)})
+	sid := a.initialize(Version20251125)
+	h := sessionHeaders(sid, Version20251125)
+	h.Set("Accept", "text/event-stream")
+	streamsOf := func(body string) map[string]bool {
+		ids := map[string]bool{}
+		for _, e := range events(t, body) {
+			if stream, _, ok := parseEventID(e.ID); ok {
+				ids[stream] = true
+			}
+		}
+		return ids
+	}
+	used := map[string]bool{}
+	for i := range 3 {
+		resp, body := a.do("POST", h, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, i))
+		if resp.StatusCode != 200 {
+			t.Fatalf("A: %d %s", resp.StatusCode, body)
+		}
+		for id := range streamsOf(body) {
+			used[id] = true
+		}
+	}
+	if len(used) != 3 {
+		t.Fatalf("A's first streams: %v", used)
+	}
+	id := 100
+	eventually(t, "A drops its idle copy while B serves the session", func() bool {
+		id++
+		b.do("POST", h, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, id))
+		a.h.mu.Lock()
+		defer a.h.mu.Unlock()
+		return a.h.live[sid] == nil
+	})
+	for i := range 3 {
+		resp, body := a.do("POST", h, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, 200+i))
+		if resp.StatusCode != 200 {
+			t.Fatalf("A again: %d %s", resp.StatusCode, body)
+		}
+		for id := range streamsOf(body) {
+			if used[id] {
+				t.Errorf("A serving the session again reuses stream id %s", id)
+			}
+		}
 	}
 }
