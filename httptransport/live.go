@@ -81,9 +81,15 @@ func (ls *liveSession) Send(ctx context.Context, msg *jsonrpc.Message) error {
 	return ls.standalone.send(msg)
 }
 
-// newCallStream registers a resumable stream for a call.
+// newCallStream registers a resumable stream for a call. A session that
+// has ended gets none: the call is refused, and its refusal must not bring
+// the session back into the event store.
 func (ls *liveSession) newCallStream(st *stream) {
 	ls.mu.Lock()
+	if ls.ended {
+		ls.mu.Unlock()
+		return
+	}
 	ls.nextStream++
 	st.sess, st.id = ls, ls.tag+strconv.Itoa(ls.nextStream)
 	ls.streams[st.id] = st

@@ -1,6 +1,7 @@
 package httptransport
 
 import (
+	"context"
 	"net/http/httptest"
 	"testing"
 
@@ -24,5 +25,26 @@ func TestFinishedStreamLetsGo(t *testing.T) {
 		if st.timer.Stop() {
 			t.Errorf("stream open before its answer %v: keep-alive timer still armed after the answer", open)
 		}
+	}
+}
+
+// TestCallOnEndedSessionStoresNothing: a POST that found its session just
+// before a DELETE ended it gets its refusal without the session's events
+// coming back into the event store, which forgot them with the session.
+func TestCallOnEndedSessionStoresNothing(t *testing.T) {
+	store := NewMemoryEventStore(nil)
+	h := New(newTestEngine(), &Options{Events: store})
+	t.Cleanup(func() { _ = h.Shutdown(context.Background()) })
+	ls := h.newLiveSession(&Session{ID: "S", Version: Version20251125}, "")
+	ls.end(context.Background(), true) // the DELETE, between lookup and the call
+	r := httptest.NewRequest("POST", "/mcp", nil)
+	st := h.newStream(httptest.NewRecorder(), acceptance{sse: true}, false)
+	if done := h.startCall(r, ls, Version20251125, &jsonrpc.Message{ID: jsonrpc.Int64ID(1), Method: "tools/list"}, st); done != nil {
+		<-done
+	}
+	store.mu.Lock()
+	defer store.mu.Unlock()
+	if s := store.sessions["S"]; s != nil {
+		t.Errorf("the ended session is back in the event store with %d streams", len(s.streams))
 	}
 }
