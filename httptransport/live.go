@@ -97,6 +97,15 @@ func (ls *liveSession) newCallStream(st *stream) {
 	st.priming = ls.h.cfg.events != nil && ls.sess.Version >= Version20251125
 }
 
+// dropStream forgets the stream of a call that was refused.
+func (ls *liveSession) dropStream(st *stream) {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if ls.streams[st.id] == st {
+		delete(ls.streams, st.id)
+	}
+}
+
 // addCall records a call in flight; a request id already in flight is
 // refused (ids must not be reused within a session).
 func (ls *liveSession) addCall(c *Call) bool {

@@ -335,6 +335,7 @@ func (h *Handler) startCall(r *http.Request, ls *liveSession, version string, m 
 			ls.newCallStream(st)
 		}
 		if !ls.addCall(call) {
+			ls.dropStream(st)
 			h.calls.give(owner, 1)
 			stop()
 			cancel()
@@ -382,6 +383,7 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, ls *liveSes
 	var (
 		mu        sync.Mutex
 		collected []json.RawMessage
+		answered  bool // the JSON array is out: later answers go nowhere
 	)
 	relay := func(data []byte) {
 		if accept.sse {
@@ -389,7 +391,9 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, ls *liveSes
 			return
 		}
 		mu.Lock()
-		collected = append(collected, data)
+		if !answered {
+			collected = append(collected, data)
+		}
 		mu.Unlock()
 	}
 	for _, data := range refused {
@@ -414,7 +418,11 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, ls *liveSes
 		batch.detach()
 		return
 	}
+	// The client may have left with calls still running, which relay on.
+	mu.Lock()
+	answered = true
 	body, _ := json.Marshal(collected)
+	mu.Unlock()
 	writeJSON(w, http.StatusOK, body)
 }
 

@@ -431,3 +431,68 @@ func TestSessionIDFreeOnceAnswered(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchJSONClientLeaves: a 2025-03-26 batch answered as one JSON array
+// whose client leaves while its calls run on (they outlive the POST in a
+// session): the calls' late answers and the array's writing do not race,
+// which go test -race checks, and the session serves on.
+func TestBatchJSONClientLeaves(t *testing.T) {
+	s := newServer(t, nil)
+	s.engine.gate = make(chan struct{})
+	sid := s.initialize(Version20250326)
+	h := sessionHeaders(sid, Version20250326)
+	h.Set("Accept", "application/json")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		req, _ := http.NewRequestWithContext(ctx, "POST", s.url, strings.NewReader(`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"remember","arguments":{"text":"a"}}},{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"progress","arguments":{"count":2000},"_meta":{"progressToken":1}}}]`))
+		req.Header = h
+		if resp, err := s.client.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	<-s.engine.started
+	cancel()
+	<-done
+	close(s.engine.gate) // the calls go on, answering into the batch
+	if resp, body := s.do("POST", h, `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`); resp.StatusCode != 200 {
+		t.Errorf("the session after its batch's client left: %d %s", resp.StatusCode, body)
+	}
+}
+
+// TestRefusedDuplicateKeepsNothing: a request refused because its id is
+// in flight leaves no stream behind in the session (each such refusal
+// would otherwise hold one until the session ended).
+func TestRefusedDuplicateKeepsNothing(t *testing.T) {
+	s := newServer(t, nil)
+	sid := s.initialize(Version20251125)
+	h := sessionHeaders(sid, Version20251125)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		req, _ := http.NewRequestWithContext(ctx, "POST", s.url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"text":"s"}}}`))
+		req.Header = h
+		if resp, err := s.client.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	<-s.engine.started
+	for range 20 {
+		if resp, body := s.do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); !strings.Contains(body, "already in flight") {
+			t.Fatalf("duplicate id: %d %s", resp.StatusCode, body)
+		}
+	}
+	s.h.mu.Lock()
+	ls := s.h.live[sid]
+	s.h.mu.Unlock()
+	ls.mu.Lock()
+	n := len(ls.streams)
+	ls.mu.Unlock()
+	if n != 1 {
+		t.Errorf("%d call streams in the session, want 1 (the call in flight)", n)
+	}
+	cancel()
+	s.do("DELETE", h, "")
+	<-s.engine.cancelled
+}

@@ -21,14 +21,24 @@ import (
 )
 
 // keepAliveServer pings every 25 ms and has a tool, slow, that answers
-// after 200 ms. The SDK gives each ping half its interval, and gives up on
-// a session after 4 pings in a row fail (100 ms, well before slow answers):
-// a loaded machine may answer one ping late now and then.
+// after 200 ms, and one, stall, that answers after a second. The SDK gives
+// each ping half its interval, and gives up on a session after 4 pings in
+// a row fail (about 100 ms; it then waits for the session's handlers to
+// return): a loaded machine may answer one ping late now and then, and
+// stall outlasts 4 missed pings by far.
 func keepAliveServer() *mcp.Server {
 	server := mcp.NewServer(&mcp.Implementation{Name: "keepalive", Version: "1.0.0"}, &mcp.ServerOptions{KeepAlive: 25 * time.Millisecond, KeepAliveFailureThreshold: 4})
 	mcp.AddTool(server, &mcp.Tool{Name: "slow"}, func(ctx context.Context, req *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
 		select {
 		case <-time.After(200 * time.Millisecond):
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: a.Text}}}, nil, nil
+	})
+	mcp.AddTool(server, &mcp.Tool{Name: "stall"}, func(ctx context.Context, req *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
+		select {
+		case <-time.After(time.Second):
 		case <-ctx.Done():
 			return nil, nil, ctx.Err()
 		}
@@ -107,7 +117,7 @@ func TestKeepAliveUnansweredEndsCall(t *testing.T) {
 	logs := &testutil.Buffer{}
 	url := serveSDKWith(t, keepAliveServer(), nil, logs)
 	h := rawSession(t, url)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	for i := range 3 {
 		id := fmt.Sprintf(`"c%d"`, i)
@@ -151,12 +161,12 @@ func lastMessage(t *testing.T, resp *http.Response) *jsonrpc.Message {
 	return m
 }
 
-// rawCall runs the slow tool in session h and returns the answer and the
+// rawCall runs the stall tool in session h and returns the answer and the
 // number of pings on the call's stream. A notifications/cancelled on the
 // stream must name one of those pings by the id the client saw.
 func rawCall(ctx context.Context, t *testing.T, url string, h map[string]string, id string) (*jsonrpc.Message, int) {
 	t.Helper()
-	resp := rawPost(ctx, t, url, h, `{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"slow","arguments":{"text":"x"}}}`)
+	resp := rawPost(ctx, t, url, h, `{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"stall","arguments":{"text":"x"}}}`)
 	defer resp.Body.Close()
 	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		body, _ := io.ReadAll(resp.Body)
