@@ -133,6 +133,11 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 		return nil
 	}
 	close(h.shutdownC)
+	// Past ctx, what is left is cancelled at once, also while a stream is
+	// being ended below: an EventStore call under the stream's lock (a
+	// remote store that stopped answering) then ends with its context.
+	stop := context.AfterFunc(ctx, h.cancel)
+	defer stop()
 	h.endParked(nil)
 	h.endListens(func(*Call) bool { return true })
 	h.mu.Lock()
@@ -146,13 +151,12 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 	}
 	done := h.inflight.close()
 	h.stopJanitor()
-	var err error
 	select {
 	case <-done:
 	case <-ctx.Done():
-		err = ctx.Err()
 	}
-	h.cancel() // cancels what is left, ends sessions on this instance
+	err := ctx.Err() // also when ending the streams took past it
+	h.cancel()       // cancels what is left, ends sessions on this instance
 	for _, s := range sessions {
 		s.end(context.WithoutCancel(ctx), false)
 	}

@@ -2,6 +2,7 @@ package httptransport
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -248,5 +249,68 @@ func TestWriteTimeoutDoesNotKillStreams(t *testing.T) {
 				t.Fatalf("got %s", m.Method)
 			}
 		})
+	}
+}
+
+// stallingEvents is an EventStore whose Append of a message blocks until
+// its context ends, as a remote store that stopped answering would.
+type stallingEvents struct {
+	*MemoryEventStore
+	entered chan struct{}
+}
+
+func (s *stallingEvents) Append(ctx context.Context, session, stream string, index int, data []byte) error {
+	if data == nil {
+		return s.MemoryEventStore.Append(ctx, session, stream, index, data)
+	}
+	select {
+	case s.entered <- struct{}{}:
+	default:
+	}
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// TestShutdownStalledEventStore: an event store that stops answering (its
+// Append holds a stream) neither keeps Shutdown past its deadline, which it
+// reports, nor holds the stream for longer than the store's time bound.
+func TestShutdownStalledEventStore(t *testing.T) {
+	ev := &stallingEvents{MemoryEventStore: NewMemoryEventStore(nil), entered: make(chan struct{}, 1)}
+	s := newServer(t, &Options{Events: ev})
+	s.initialize(Version20251125)
+	go s.engine.broadcast() // a session-level message: stored, under the stream's lock
+	<-ev.entered
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	res := make(chan error, 1)
+	go func() { res <- s.h.Shutdown(ctx) }()
+	select {
+	case err := <-res:
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("Shutdown past its deadline returned %v", err)
+		}
+	case <-time.After(3 * time.Second):
+		t.Fatal("Shutdown with a 200 ms deadline still blocked after 3 s")
+	}
+}
+
+// TestStalledEventStoreBounded: an event store that stops answering holds
+// a stream (and whoever sends on it: here the engine's broadcast) for the
+// store's time bound at most, not for as long as the session lives.
+func TestStalledEventStoreBounded(t *testing.T) {
+	ev := &stallingEvents{MemoryEventStore: NewMemoryEventStore(nil), entered: make(chan struct{}, 1)}
+	s := newServer(t, &Options{Events: ev})
+	s.h.cfg.storeTimeout = 100 * time.Millisecond
+	s.initialize(Version20251125)
+	sent := make(chan struct{})
+	go func() {
+		defer close(sent)
+		s.engine.broadcast()
+	}()
+	<-ev.entered
+	select {
+	case <-sent:
+	case <-time.After(3 * time.Second):
+		t.Fatal("a send is still held by the stalled store after 3 s (bound 100 ms)")
 	}
 }

@@ -1,6 +1,7 @@
 package httptransport
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strconv"
@@ -146,10 +147,23 @@ func (s *stream) nextIDLocked(data []byte) string {
 		return ""
 	}
 	s.seq++
-	if err := s.h.cfg.events.Append(s.sess.ctx, s.sess.id, s.id, s.seq, data); err != nil {
+	ctx, cancel := s.storeCtx()
+	defer cancel()
+	if err := s.h.cfg.events.Append(ctx, s.sess.id, s.id, s.seq, data); err != nil {
 		s.h.cfg.logger.Warn("mcp: event store append failed", "session", s.sess.id, "error", err)
 	}
 	return s.id + "_" + strconv.Itoa(s.seq)
+}
+
+// storeCtx is the context of the EventStore calls made under the stream's
+// lock: the session's, and, for a store of the user's, which may be remote,
+// bounded, so that one that stops answering holds the stream, and whoever
+// sends on it, for so long at most.
+func (s *stream) storeCtx() (context.Context, context.CancelFunc) {
+	if s.h.cfg.ownEvents {
+		return s.sess.ctx, func() {}
+	}
+	return context.WithTimeout(s.sess.ctx, s.h.cfg.storeTimeout)
 }
 
 // resumable reports whether the stream's events carry ids and are stored.
@@ -391,7 +405,9 @@ func (s *stream) attach(w http.ResponseWriter, after int, replay, closeConn bool
 	// A client that has the stream's last event misses nothing: no need
 	// to ask the store, which may have let the stream's events go.
 	if replay && after != s.seq && s.h.cfg.events != nil && s.sess != nil {
-		events, err = s.h.cfg.events.After(s.sess.ctx, s.sess.id, s.id, after)
+		ctx, cancel := s.storeCtx()
+		events, err = s.h.cfg.events.After(ctx, s.sess.id, s.id, after)
+		cancel()
 		if err != nil {
 			return nil, errUnknownEventID
 		}
