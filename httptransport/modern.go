@@ -73,8 +73,11 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *reque
 		st.closeConn = h.parkable(r)
 		h.mu.Lock()
 		h.listens[st] = call
+		late := h.closing.Load() // Shutdown has ended the listens it knew of
 		h.mu.Unlock()
-		if d, ok := h.streamLimit(r); ok {
+		if late {
+			finishListen(call) // as they ended; the engine sees a cancelled call
+		} else if d, ok := h.streamLimit(r); ok {
 			// When its time is up it ends with its final result, as at
 			// Shutdown, whether the engine holds it or blocks.
 			call.stopLimit = time.AfterFunc(d, func() { finishListen(call) }).Stop
