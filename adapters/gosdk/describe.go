@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"sync"
+	"time"
 
 	gojsonrpc "github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -15,7 +16,9 @@ import (
 
 // Describe implements httptransport.Engine. The description is computed
 // once and again after the server announces a tool-list change, which a
-// watcher connection listens for.
+// watcher connection listens for. Computing it does not end when the
+// request that asked first does (the others wait for the same result), and
+// takes describeTimeout at most.
 func (e *Engine) Describe(ctx context.Context) *httptransport.Description {
 	e.descMu.Lock()
 	defer e.descMu.Unlock()
@@ -26,7 +29,9 @@ func (e *Engine) Describe(ctx context.Context) *httptransport.Description {
 		e.startWatcherLocked()
 	}
 	d := &httptransport.Description{Versions: mcp.SupportedProtocolVersions()}
-	tools, err := e.listTools(ctx)
+	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), describeTimeout)
+	defer cancel()
+	tools, err := e.listTools(lctx)
 	if err != nil {
 		e.logger.Warn("gosdk: listing tools for header validation failed", "error", err)
 		return d // not cached: try again next time
@@ -40,6 +45,10 @@ func (e *Engine) Describe(ctx context.Context) *httptransport.Description {
 	e.desc = d
 	return d
 }
+
+// describeTimeout bounds the tools/list round trips that compute a
+// description (through the server's middleware, which may be slow).
+const describeTimeout = 10 * time.Second
 
 // invalidate drops the cached description.
 func (e *Engine) invalidate() {

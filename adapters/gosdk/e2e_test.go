@@ -218,3 +218,39 @@ func TestDescribeFollowsToolChanges(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestDescribeOutlivesFirstCaller: the request that first needs the
+// description may leave while it is being computed (here a slow server
+// middleware holds tools/list); the computation goes on, so that request
+// and those waiting behind it get the tools' header parameters.
+func TestDescribeOutlivesFirstCaller(t *testing.T) {
+	server := mcp.NewServer(&mcp.Implementation{Name: "d", Version: "1"}, nil)
+	schema := map[string]any{"type": "object", "properties": map[string]any{"region": map[string]any{"type": "string", "x-mcp-header": "Region"}}}
+	server.AddTool(&mcp.Tool{Name: "geo", InputSchema: schema}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{}, nil
+	})
+	entered, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/list" {
+				once.Do(func() {
+					close(entered)
+					<-release
+				})
+			}
+			return next(ctx, method, req)
+		}
+	})
+	engine := gosdk.NewEngine(server, nil)
+	defer engine.Close()
+	ctx, leave := context.WithCancel(context.Background())
+	got := make(chan *httptransport.Description, 1)
+	go func() { got <- engine.Describe(ctx) }()
+	<-entered
+	leave()
+	close(release)
+	if d := <-got; len(d.ToolHeaders["geo"]) != 1 {
+		t.Errorf("the first caller left: header parameters %v", d.ToolHeaders)
+	}
+}

@@ -27,6 +27,9 @@ type Options struct {
 	KeepPanics bool
 }
 
+// errEngineClosed refuses sessions opened after Close.
+var errEngineClosed = errors.New("gosdk: engine closed")
+
 // Engine implements httptransport.Engine on an *mcp.Server.
 type Engine struct {
 	server *mcp.Server
@@ -44,6 +47,7 @@ type Engine struct {
 
 	ctlMu    sync.Mutex
 	controls map[string]*controlConn // by session id
+	closed   bool                    // Close has begun: no more sessions open (and no more wg.Add)
 
 	states sync.Map // *httptransport.Session -> *decodedState, from OpenSession until the session ends here
 }
@@ -68,8 +72,14 @@ func NewEngine(server *mcp.Server, opts *Options) *Engine {
 	return e
 }
 
-// Close ends the engine's background connections.
+// Close ends the engine's background connections, and the SDK sessions of
+// the 2025-era sessions still open; call it once the handlers serving the
+// engine have shut down (httptransport.Handler.Shutdown). Sessions opened
+// after it get an error.
 func (e *Engine) Close() error {
+	e.ctlMu.Lock()
+	e.closed = true
+	e.ctlMu.Unlock()
 	e.cancel()
 	e.descMu.Lock()
 	w := e.watcher
@@ -292,12 +302,17 @@ func (e *Engine) OpenSession(ctx context.Context, sess *httptransport.Session, o
 	if err != nil {
 		return fmt.Errorf("gosdk: connecting session %s: %w", sess.ID, err)
 	}
-	e.states.Store(sess, &decodedState{}) // the session is open here (sessionState)
 	ctl.session = ss
 	e.ctlMu.Lock()
+	if e.closed {
+		e.ctlMu.Unlock()
+		_ = ss.Close()
+		return errEngineClosed
+	}
+	e.states.Store(sess, &decodedState{}) // the session is open here (sessionState)
 	e.controls[sess.ID] = ctl
+	e.wg.Add(1) // under ctlMu: never concurrent with Close's Wait
 	e.ctlMu.Unlock()
-	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
 		defer e.states.Delete(sess)

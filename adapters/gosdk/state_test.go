@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpmount/mcpmount/adapters/gosdk"
 	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
 // TestSessionStateFollowsSetLevel: a 2025-era session's log level, kept
@@ -111,3 +112,24 @@ func TestSessionStateFollowsSetLevel(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenSessionAfterClose: once the engine is closed, opening a session
+// fails (the transport answers initialize with an error) and starts
+// nothing.
+func TestOpenSessionAfterClose(t *testing.T) {
+	server := mcp.NewServer(&mcp.Implementation{Name: "closed", Version: "1"}, nil)
+	engine := gosdk.NewEngine(server, nil)
+	if err := engine.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := engine.OpenSession(context.Background(), &httptransport.Session{ID: "s", Version: httptransport.Version20251125}, nopSender{}); err == nil {
+		t.Error("a session opened on a closed engine")
+	}
+	for range server.Sessions() {
+		t.Error("an SDK session is left open")
+	}
+}
+
+type nopSender struct{}
+
+func (nopSender) Send(context.Context, *jsonrpc.Message) error { return nil }
