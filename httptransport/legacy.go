@@ -51,7 +51,9 @@ func (h *Handler) serveLegacyGet(w http.ResponseWriter, r *http.Request) {
 	release := h.streams.place(owner)
 	detached, _ := st.attach(w, 0, false, h.parkable(r), release, sse.Event{Name: "endpoint", Data: []byte(endpoint)})
 	st.startTimer()
-	h.hold(w, r, ls, st, detached, release, func() { ls.end(context.WithoutCancel(r.Context()), true) })
+	h.hold(w, r, ls, st, detached, release, func() {
+		h.withStore(context.WithoutCancel(r.Context()), func(ctx context.Context) { ls.end(ctx, true) })
+	})
 }
 
 // legacyEndpoint is the URI of the POST endpoint: Options.LegacyEndpoint,

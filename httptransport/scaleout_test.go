@@ -475,3 +475,44 @@ func TestSharedEventsReadoptedSessionNewIDs(t *testing.T) {
 		}
 	}
 }
+
+// stallingTouchStore stops answering Touch (until the call's context
+// ends) once stall is set.
+type stallingTouchStore struct {
+	*MemorySessionStore
+	stall atomic.Bool
+}
+
+func (s *stallingTouchStore) Touch(ctx context.Context, id string, ttl time.Duration) error {
+	if s.stall.Load() {
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	return s.MemorySessionStore.Touch(ctx, id, ttl)
+}
+
+// TestStreamEndStoreBound: the store call made when a GET stream ends
+// (touching the session's record) has the store's time bound, so a store
+// that stops answering does not keep Shutdown waiting for it.
+func TestStreamEndStoreBound(t *testing.T) {
+	store := &stallingTouchStore{MemorySessionStore: NewMemorySessionStore()}
+	s := startServer(t, newTestEngine(), &Options{Sessions: store, SessionIdleTimeout: time.Hour}, nil, false)
+	s.h.cfg.storeTimeout = 100 * time.Millisecond
+	sid := s.initialize(Version20251125)
+	h := sessionHeaders(sid, Version20251125)
+	h.Set("Accept", "text/event-stream")
+	ctx, cancel := context.WithCancel(context.Background())
+	resp := s.open(ctx, "GET", h, "")
+	if resp.StatusCode != 200 {
+		t.Fatalf("GET: %d", resp.StatusCode)
+	}
+	store.stall.Store(true)
+	cancel()
+	resp.Body.Close()
+	time.Sleep(50 * time.Millisecond) // the stream's end reaches the server
+	sctx, scancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer scancel()
+	if err := s.h.Shutdown(sctx); err != nil {
+		t.Errorf("Shutdown: %v", err)
+	}
+}

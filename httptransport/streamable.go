@@ -494,7 +494,9 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 	if st.standalone {
 		st.startTimer()
 	}
-	h.hold(w, r, ls, st, detached, release, func() { _ = ls.touch(context.WithoutCancel(r.Context())) })
+	h.hold(w, r, ls, st, detached, release, func() {
+		h.withStore(context.WithoutCancel(r.Context()), func(ctx context.Context) { _ = ls.touch(ctx) })
+	})
 }
 
 // hold keeps a GET attached to st until the client leaves, the stream or
