@@ -44,7 +44,11 @@ func (c *Call) Modern() bool { return c.Version >= Version20260728 }
 // Send delivers a notification related to the call, or, in 2025-era
 // sessions, a server-to-client request whose answer arrives on Replies.
 // Messages go to this call's stream only. Send fails once the call has
-// ended or been cancelled.
+// ended or been cancelled (ErrStreamClosed, or ctx's error), and for a
+// request the client cannot receive (ErrServerRequest, ErrNoStream). A
+// notification to a client whose POST accepts only JSON is dropped, and
+// Send returns nil. Send is safe for concurrent use and writes
+// synchronously (see Sender).
 func (c *Call) Send(ctx context.Context, msg *jsonrpc.Message) error {
 	if msg.IsRequest() {
 		if c.Modern() || c.live == nil {
@@ -60,12 +64,14 @@ func (c *Call) Send(ctx context.Context, msg *jsonrpc.Message) error {
 		return err
 	}
 	if c.ctx != nil && c.ctx.Err() != nil {
-		return errStreamClosed
+		return ErrStreamClosed
 	}
 	return c.out.send(msg)
 }
 
 // Replies returns the channel on which the client's answers to this call's
 // server-to-client requests arrive, with the ids the engine gave them. It
-// is nil where server-to-client requests are unavailable.
+// is nil where server-to-client requests are unavailable. It holds 8
+// answers: receive them as they come (answers past 8 unreceived are
+// dropped). It is never closed: select on the call's ctx as well.
 func (c *Call) Replies() <-chan *jsonrpc.Message { return c.replies }

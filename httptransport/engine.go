@@ -22,8 +22,11 @@ const (
 // An Engine must be safe for concurrent use.
 type Engine interface {
 	// Describe reports what the transport validates requests against
-	// before it runs the engine. It is called for every request, so it
+	// before it runs the engine. It is called for most requests, so it
 	// must be cheap: cache the answer and refresh it when tools change.
+	// The transport caches what it derives from a Description by its
+	// pointer: treat a returned Description as immutable, and return a new
+	// one when it changes.
 	Describe(ctx context.Context) *Description
 
 	// Serve handles one inbound request and returns its response.
@@ -36,15 +39,32 @@ type Engine interface {
 	// ctx is cancelled when the call is cancelled: for 2026-07-28 when the
 	// client drops the HTTP request, for 2025-era calls on
 	// notifications/cancelled or when the session ends. After ctx is done
-	// nothing more is written for the call.
+	// nothing more is written for the call. A Serve that does not return
+	// holds its principal's place among calls in flight
+	// (Options.MaxCallsPerPrincipal) and keeps Handler.Shutdown waiting
+	// until its deadline.
 	//
-	// A returned error becomes a -32603 internal error response; an error
-	// response proper is returned as a message with Error set.
+	// The response goes out with the ID it has: set it to the request's.
+	// A returned error becomes an error response: with the code and
+	// message of a *jsonrpc.Error in its chain (errors.As), else -32603
+	// internal error; so does a nil response with a nil error. Panics are
+	// recovered as -32603. Serve may keep call.Request; call.Header may be
+	// the request's own map: copy it to keep it past Serve.
+	//
+	// For a session, Serve may run while OpenSession for that session is
+	// still running (another request arrived meanwhile); for a 2025-era
+	// session, initialize is served before OpenSession (call.Session set),
+	// for a 2024-11-05 one after it (the GET opened the session).
 	Serve(ctx context.Context, call *Call) (*jsonrpc.Message, error)
 
-	// Notify delivers a client notification other than
-	// notifications/cancelled, which the transport handles itself. sess is
-	// nil for notifications that arrive outside any session.
+	// Notify delivers a 2025-era or 2024-11-05 client notification other
+	// than notifications/cancelled, which the transport handles itself.
+	// sess is nil for notifications that arrive outside any session.
+	// 2026-07-28 defines no client notifications over HTTP: those are
+	// acknowledged (202) and not delivered. Notify runs on the POST's
+	// goroutine, in the body's order and before any call of the same POST
+	// starts; the POST is answered, and the session's state saved, after it
+	// returns. Unlike Serve's, its panics are not recovered.
 	Notify(ctx context.Context, sess *Session, msg *jsonrpc.Message)
 
 	// OpenSession is called when a 2025-era or 2024-11-05 session starts
@@ -53,7 +73,10 @@ type Engine interface {
 	// to no call (list changes, resource updates, requests such as
 	// roots/list, whose answers come back through SessionReplier) go to
 	// out, which feeds the session's standalone stream. ctx is cancelled
-	// when the session ends on this instance.
+	// when the session ends on this instance. Serve, Notify and Reply get
+	// the same *Session until then; an instance that dropped its idle copy
+	// of a session and serves it again calls OpenSession again, with a new
+	// *Session.
 	OpenSession(ctx context.Context, sess *Session, out Sender) error
 }
 
@@ -65,9 +88,17 @@ type SessionReplier interface {
 	Reply(ctx context.Context, sess *Session, msg *jsonrpc.Message)
 }
 
-// Sender takes messages to deliver to a client.
+// Sender takes messages to deliver to a client: a session's Sender feeds
+// its standalone stream (the 2025-era GET stream, the 2024-11-05 event
+// stream). It is safe for concurrent use, and writes synchronously: a send
+// waits for a client that reads slowly (Options.WriteTimeout at most) and
+// for the EventStore.
 type Sender interface {
-	// Send delivers msg, or returns an error if the stream is gone.
+	// Send delivers msg, or returns ErrStreamClosed once the session has
+	// ended. While no GET stream is open, a 2025-era session's messages
+	// are kept in the EventStore (if resumability is on) for a GET
+	// resuming with Last-Event-ID, and Send returns nil: a request sent
+	// then is answered only if the client resumes, so give it a deadline.
 	Send(ctx context.Context, msg *jsonrpc.Message) error
 }
 
@@ -75,7 +106,9 @@ type Sender interface {
 // requests before answering them.
 type Description struct {
 	// Versions lists the protocol versions the engine serves. The
-	// transport serves the ones it also knows. Empty means all of them.
+	// transport serves the ones it also knows (without 2024-11-05, a GET
+	// that would open a 2024-11-05 session gets 405). Empty means all of
+	// them.
 	Versions []string
 
 	// ToolHeaders maps a tool name to the arguments it mirrors into

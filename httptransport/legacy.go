@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/mcpmount/mcpmount/identity"
@@ -20,6 +21,13 @@ const legacySessionParam = "sessionId"
 // to the client follows as a "message" event on this stream. The session
 // lives as long as this GET.
 func (h *Handler) serveLegacyGet(w http.ResponseWriter, r *http.Request) {
+	if !slices.Contains(h.versions(h.engine.Describe(r.Context())), Version20241105) {
+		// The engine does not serve 2024-11-05: a GET that would open its
+		// event stream gets 405, as from a server without that transport.
+		w.Header().Set("Allow", "POST")
+		writeRefusal(w, noID, errModernGet)
+		return
+	}
 	if !parseAccept(r).sse {
 		writeRefusal(w, noID, errNotAcceptableSSE)
 		return
@@ -121,7 +129,7 @@ func (h *Handler) serveLegacyPost(w http.ResponseWriter, r *http.Request) {
 			refuseOverQuota(w, errTooManyCalls)
 			return
 		}
-		st := h.newStream(nil, acceptance{json: true}, false)
+		st := h.newStream(nil, acceptance{sse: true}, false) // relays all to the event stream
 		st.relay = ls.standalone.sendRaw
 		h.startCall(r, ls, ls.sess.Version, m, st)
 	}

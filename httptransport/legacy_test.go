@@ -248,3 +248,38 @@ func TestLegacySessionNotAStreamableSession(t *testing.T) {
 		t.Errorf("legacy id as Mcp-Session-Id: %d", resp.StatusCode)
 	}
 }
+
+// versionsEngine serves only the versions it lists.
+type versionsEngine struct {
+	*testEngine
+	versions []string
+}
+
+func (e versionsEngine) Describe(ctx context.Context) *Description {
+	d := *e.testEngine.Describe(ctx)
+	d.Versions = e.versions
+	return &d
+}
+
+// TestLegacyFollowsEngineVersions: an engine that does not serve
+// 2024-11-05 gets no 2024-11-05 session: the GET that would open one gets
+// 405, as from a server without that transport, and the engine opens
+// nothing.
+func TestLegacyFollowsEngineVersions(t *testing.T) {
+	te := newTestEngine()
+	s := startServer(t, te, nil, nil, false)
+	s.h.engine = versionsEngine{te, []string{Version20260728, Version20251125}}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	resp := s.open(ctx, "GET", http.Header{"Accept": {"text/event-stream"}}, "")
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "POST" {
+		t.Errorf("2024-11-05 GET to an engine without it: %d %v", resp.StatusCode, resp.Header)
+	}
+	te.mu.Lock()
+	opened := len(te.outs)
+	te.mu.Unlock()
+	if opened != 0 {
+		t.Errorf("the engine opened %d sessions", opened)
+	}
+}

@@ -17,8 +17,9 @@ import (
 // call to keep the call's stream open after Serve returns, so that an idle
 // subscription costs no goroutine in the engine. The engine keeps the Call
 // and sends through call.Send as before; the ctx Serve received stays valid
-// and is cancelled when the stream ends (the client left, or the handler or
-// its http.Server shut down), which is when the engine drops the Call, with
+// and is cancelled when the stream ends (the client left, its time limit,
+// Handler.Shutdown, or, for a stream taken over from net/http, its
+// http.Server's Shutdown), which is when the engine drops the Call, with
 // context.AfterFunc for instance. Returned for any other call, ErrHold is
 // an internal error.
 var ErrHold = errors.New("httptransport: hold the listen stream")

@@ -35,7 +35,11 @@ func (s *Session) State() json.RawMessage {
 }
 
 // SetState replaces the engine's state for the session. The transport saves
-// it in the SessionStore, so that another instance can serve the session.
+// it in the SessionStore, so that another instance can serve the session:
+// at initialize, when a call ends (before its answer goes out) and after a
+// POST's notifications (before its 202). A change made at another time (in
+// OpenSession, from a goroutine of the engine's) is saved with the next of
+// these.
 func (s *Session) SetState(state json.RawMessage) {
 	s.mu.Lock()
 	s.state, s.dirty = state, true

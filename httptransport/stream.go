@@ -12,9 +12,16 @@ import (
 	"github.com/mcpmount/mcpmount/sse"
 )
 
-// errStreamClosed is returned when a message is sent for a call whose
-// stream has ended: the response was written, or the call was cancelled.
-var errStreamClosed = errors.New("httptransport: stream closed")
+// ErrStreamClosed is returned by Call.Send and a session's Sender once the
+// stream has ended: the call's response was written, the call was
+// cancelled, or the session ended.
+var ErrStreamClosed = errors.New("httptransport: stream closed")
+
+// ErrNoStream is returned by Call.Send for a server-to-client request when
+// the client cannot receive it: its POST accepts only JSON, so the answer
+// is the only message that reaches it. (A notification there is dropped,
+// and Send returns nil.)
+var ErrNoStream = errors.New("httptransport: no stream to the client for this request")
 
 // stream is where one call's messages go: the call's own POST response,
 // answered as JSON when nothing precedes the response and as SSE otherwise.
@@ -202,13 +209,16 @@ func (s *stream) send(msg *jsonrpc.Message) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ended {
-		return errStreamClosed
+		return ErrStreamClosed
+	}
+	if !s.accept.sse {
+		if msg.IsRequest() {
+			return ErrNoStream
+		}
+		return nil
 	}
 	if s.relay != nil {
 		s.relay(data)
-		return nil
-	}
-	if !s.accept.sse {
 		return nil
 	}
 	if s.w != nil && !s.open {

@@ -401,7 +401,9 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, ls *liveSes
 	}
 	dones := make([]<-chan struct{}, 0, len(calls))
 	for _, m := range calls {
-		sub := h.newStream(nil, acceptance{json: true}, false)
+		// Members take what the batch takes: over SSE everything relays,
+		// as JSON only the responses (send drops the rest).
+		sub := h.newStream(nil, acceptance{json: !accept.sse, sse: accept.sse}, false)
 		sub.relay = relay
 		if d := h.startCall(r, ls, version, m, sub); d != nil {
 			dones = append(dones, d)

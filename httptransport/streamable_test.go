@@ -3,6 +3,7 @@ package httptransport
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"regexp"
 	"slices"
@@ -495,4 +496,58 @@ func TestRefusedDuplicateKeepsNothing(t *testing.T) {
 	cancel()
 	s.do("DELETE", h, "")
 	<-s.engine.cancelled
+}
+
+// TestServerRequestToJSONOnlyClient: a 2025-era call whose POST accepts
+// only JSON has no stream for a server-to-client request: Send fails at
+// once (ErrNoStream), so the engine answers instead of waiting forever for
+// a reply that cannot come.
+func TestServerRequestToJSONOnlyClient(t *testing.T) {
+	s := newServer(t, nil)
+	sid := s.initialize(Version20251125)
+	h := sessionHeaders(sid, Version20251125)
+	h.Set("Accept", "application/json")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "POST", s.url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sample","arguments":{"text":"s"}}}`))
+	req.Header = h
+	resp, err := s.client.Do(req)
+	if err != nil {
+		t.Fatalf("no answer: %v", err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), ErrNoStream.Error()) {
+		t.Errorf("answer %d %s, want the engine's error naming ErrNoStream", resp.StatusCode, body)
+	}
+}
+
+// TestBatchJSONOnlyResponses: a batch answered as JSON is an array of the
+// requests' responses only (JSON-RPC 2.0 "Batch"); notifications the calls
+// send have no place in it and are dropped, and a server request fails at
+// once, as for any JSON-only POST.
+func TestBatchJSONOnlyResponses(t *testing.T) {
+	s := newServer(t, nil)
+	sid := s.initialize(Version20250326)
+	h := sessionHeaders(sid, Version20250326)
+	h.Set("Accept", "application/json")
+	resp, body := s.do("POST", h, `[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"progress","arguments":{"count":2},"_meta":{"progressToken":1}}},{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sample","arguments":{"text":"s"}}}]`)
+	var arr []*jsonrpc.Message
+	if err := json.Unmarshal([]byte(body), &arr); resp.StatusCode != 200 || err != nil || len(arr) != 2 {
+		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+	for _, m := range arr {
+		if !m.IsResponse() {
+			t.Errorf("a batch's JSON answer holds %s", m.Method)
+		}
+		if m.ID.Raw() == "2" && (m.Error == nil || !strings.Contains(m.Error.Message, ErrNoStream.Error())) {
+			t.Errorf("the server request in a JSON batch: %+v", m)
+		}
+	}
+	// Over SSE the same batch carries the notifications.
+	h.Set("Accept", "text/event-stream")
+	_, body = s.do("POST", h, `[{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"progress","arguments":{"count":2},"_meta":{"progressToken":1}}}]`)
+	if n := strings.Count(body, "notifications/progress"); n != 2 {
+		t.Errorf("SSE batch: %d progress notifications: %s", n, body)
+	}
 }
