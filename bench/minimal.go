@@ -132,7 +132,9 @@ func (e *MinimalEngine) OpenSession(ctx context.Context, sess *httptransport.Ses
 	e.mu.Unlock()
 	context.AfterFunc(ctx, func() {
 		e.mu.Lock()
-		delete(e.sessions, sess.ID)
+		if e.sessions[sess.ID] == out { // not a later copy of the session's
+			delete(e.sessions, sess.ID)
+		}
 		e.mu.Unlock()
 	})
 	return nil
