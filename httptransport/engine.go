@@ -96,9 +96,10 @@ type SessionReplier interface {
 type Sender interface {
 	// Send delivers msg, or returns ErrStreamClosed once the session has
 	// ended. While no GET stream is open, a 2025-era session's messages
-	// are kept in the EventStore (if resumability is on) for a GET
-	// resuming with Last-Event-ID, and Send returns nil: a request sent
-	// then is answered only if the client resumes, so give it a deadline.
+	// are kept in the EventStore (if resumability is on) and Send returns
+	// nil: the next GET stream the client opens, or resumes, gets them if
+	// the store still holds them. A request sent then is answered only
+	// when the client comes, if ever: give it a deadline.
 	Send(ctx context.Context, msg *jsonrpc.Message) error
 }
 

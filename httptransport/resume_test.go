@@ -314,3 +314,37 @@ func TestStalledEventStoreBounded(t *testing.T) {
 		t.Fatal("a send is still held by the stalled store after 3 s (bound 100 ms)")
 	}
 }
+
+// TestGETGetsWhatWaited: what a 2025-era session sent while no GET stream
+// was open (a list change, or a request an initialized handler sends
+// before the client opens its GET) reaches the first GET opened afresh,
+// and only once: a later GET does not get it again.
+func TestGETGetsWhatWaited(t *testing.T) {
+	s := newServer(t, nil)
+	sid := s.initialize(Version20251125)
+	s.engine.broadcast() // no GET yet
+	h := sessionHeaders(sid, Version20251125)
+	h.Set("Accept", "text/event-stream")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	first, drop := context.WithCancel(ctx)
+	r := newSSEReader(t, s.open(first, "GET", h, "").Body)
+	waited := r.next()
+	if !strings.Contains(string(waited.Data), "notifications/tools/list_changed") || waited.ID == "" {
+		t.Fatalf("the first GET's first event: %+v", waited)
+	}
+	drop()
+	eventually(t, "the first GET is let go", func() bool {
+		s.h.mu.Lock()
+		ls := s.h.live[sid]
+		s.h.mu.Unlock()
+		ls.standalone.mu.Lock()
+		defer ls.standalone.mu.Unlock()
+		return ls.standalone.w == nil
+	})
+	r = newSSEReader(t, s.open(ctx, "GET", h, "").Body)
+	s.engine.broadcast()
+	if e := r.next(); e.ID == waited.ID || !strings.Contains(string(e.Data), "notifications/tools/list_changed") {
+		t.Errorf("the second GET's first event %+v, want the new list change (the waiting one was %s)", e, waited.ID)
+	}
+}

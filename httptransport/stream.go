@@ -58,6 +58,7 @@ type stream struct {
 	sess    *liveSession
 	id      string // stream id, unique in the session
 	seq     int    // index of the last event written
+	sent    int    // index of the last event written to an attached response
 	priming bool   // send a priming event when the SSE stream opens
 }
 
@@ -195,6 +196,10 @@ func (s *stream) writeLocked(e sse.Event) {
 	}
 	if err != nil {
 		s.detachLocked()
+		return
+	}
+	if e.HasID {
+		s.sent = s.seq
 	}
 }
 
@@ -411,6 +416,13 @@ func (s *stream) attach(w http.ResponseWriter, after int, replay, closeConn bool
 		return nil, errStreamConflict
 	}
 	s.closeConn = closeConn
+	// A standalone stream opened afresh (no Last-Event-ID) first gets what
+	// the session sent while no GET was there to take it, if the store
+	// still has it (a request from an initialized handler, say).
+	undelivered := !replay && s.standalone && s.sent < s.seq
+	if undelivered {
+		replay, after = true, s.sent
+	}
 	var events [][]byte
 	// A client that has the stream's last event misses nothing: no need
 	// to ask the store, which may have let the stream's events go.
@@ -418,9 +430,10 @@ func (s *stream) attach(w http.ResponseWriter, after int, replay, closeConn bool
 		ctx, cancel := s.storeCtx()
 		events, err = s.h.cfg.events.After(ctx, s.sess.id, s.id, after)
 		cancel()
-		if err != nil {
+		if err != nil && !undelivered {
 			return nil, errUnknownEventID
 		}
+		err = nil
 	}
 	s.w, s.sw = w, sse.NewWriter(w)
 	s.release = release
