@@ -295,3 +295,28 @@ func TestModernJSONOnlyClient(t *testing.T) {
 		t.Fatalf("%d %s %s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
 	}
 }
+
+// plainWriter wraps a ResponseWriter the naive way: no Flush, no Unwrap,
+// as some logging middleware does.
+type plainWriter struct{ w http.ResponseWriter }
+
+func (p *plainWriter) Header() http.Header         { return p.w.Header() }
+func (p *plainWriter) Write(b []byte) (int, error) { return p.w.Write(b) }
+func (p *plainWriter) WriteHeader(code int)        { p.w.WriteHeader(code) }
+
+// TestSSEBehindUnflushableWriter: behind middleware whose writer cannot
+// flush, an SSE answer cannot stream, but it is not cut either: every
+// event and the response arrive, when the response ends.
+func TestSSEBehindUnflushableWriter(t *testing.T) {
+	wrap := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { next.ServeHTTP(&plainWriter{w}, r) })
+	}
+	s := startServer(t, newTestEngine(), nil, wrap, false)
+	h := modernHeaders("tools/call")
+	h.Set("Mcp-Name", "progress")
+	resp, body := s.do("POST", h, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"progress","arguments":{"count":3},"_meta":{"progressToken":"t","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`)
+	msgs := messages(t, events(t, body))
+	if resp.StatusCode != 200 || len(msgs) != 4 || msgs[3].ID.Raw() != "7" {
+		t.Errorf("%d, %d messages: %s", resp.StatusCode, len(msgs), body)
+	}
+}

@@ -385,3 +385,24 @@ func TestParkedHTTP10(t *testing.T) {
 	}
 	readToEnd(t, r)
 }
+
+// TestIdleStreamOutlivesWriteTimeout: WriteTimeout bounds each write, not
+// a stream's quiet time: on HTTP/2, where net/http turns a pending write
+// deadline into a timer that resets the stream, a listen quiet for longer
+// than WriteTimeout (keep-alives off) still gets the next list change.
+func TestIdleStreamOutlivesWriteTimeout(t *testing.T) {
+	for _, h2 := range []bool{false, true} {
+		e := newTestEngine()
+		e.hold = true
+		s := startServer(t, e, &Options{WriteTimeout: 150 * time.Millisecond, KeepAlive: -1}, nil, h2)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		r := newSSEReader(t, s.open(ctx, "POST", modernHeaders("subscriptions/listen"), listenBody).Body)
+		r.nextMessage() // the acknowledgement
+		time.Sleep(400 * time.Millisecond)
+		e.broadcast()
+		if m := r.nextMessage(); m.Method != "notifications/tools/list_changed" {
+			t.Errorf("h2 %v: after a quiet spell: %+v", h2, m)
+		}
+		cancel()
+	}
+}

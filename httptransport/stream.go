@@ -194,10 +194,18 @@ func (s *stream) writeLocked(e sse.Event) {
 	} else {
 		err = s.sw.WriteEvent(e)
 	}
-	if err != nil {
+	if s.h.cfg.writeTimeout > 0 && err == nil {
+		// The deadline bounds this write only: on HTTP/2 a pending one
+		// is a timer that resets the stream, however quiet it is.
+		_ = s.sw.SetWriteDeadline(time.Time{})
+	}
+	if err != nil && !errors.Is(err, http.ErrNotSupported) {
 		s.detachLocked()
 		return
 	}
+	// A writer that cannot flush (middleware wrapping it the naive way)
+	// took the event all the same: it reaches the client when the
+	// response ends, so the stream goes on.
 	if e.HasID {
 		s.sent = s.seq
 	}
