@@ -35,7 +35,8 @@ type Call struct {
 	ctx     context.Context // the call's own context
 	cancel  context.CancelFunc
 
-	stopLimit func() bool // stops a held listen's time limit, if it has one
+	stopLimit func() bool  // stops a held listen's time limit, if it has one
+	srv       *http.Server // a listen's server, whose Shutdown ends it (serverwatch.go)
 }
 
 // Modern reports whether the call is served under 2026-07-28 rules.

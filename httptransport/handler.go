@@ -30,12 +30,13 @@ type Handler struct {
 	live            map[string]*liveSession // sessions served by this instance
 	listens         map[*stream]*Call       // open 2026-07-28 subscriptions/listen streams
 	parked          map[*stream]*parkedConn // streams taken over from net/http (park.go)
-	servers         map[*http.Server]bool   // servers with a shutdown hook; true once shut down (park.go)
 	stopJanitorLoop context.CancelFunc      // ends the expiry loop; nil when none runs
 
 	janitorWG sync.WaitGroup
 
 	versionsFor atomic.Pointer[versionsCache] // see versions
+
+	watched sync.Map // *http.Server -> *serverWatch (serverwatch.go)
 }
 
 // New returns a Handler serving engine with the given options; nil opts
@@ -48,7 +49,6 @@ func New(engine Engine, opts *Options) *Handler {
 		live:      make(map[string]*liveSession),
 		listens:   make(map[*stream]*Call),
 		parked:    make(map[*stream]*parkedConn),
-		servers:   make(map[*http.Server]bool),
 		tag:       newSessionID()[:6],
 	}
 	if opts != nil {
@@ -75,6 +75,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer h.inflight.exit()
+	h.watchServer(r)
 	switch r.Method {
 	case http.MethodPost:
 		h.servePost(w, r)

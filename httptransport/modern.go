@@ -71,6 +71,9 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *reque
 	call := &Call{Request: m, Version: version, Header: r.Header, out: st, ctx: ctx, cancel: cancel}
 	if listen {
 		st.closeConn = h.parkable(r)
+		if watch := h.watchServer(r); watch != nil {
+			call.srv = watch.srv
+		}
 		h.mu.Lock()
 		h.listens[st] = call
 		late := h.closing.Load() // Shutdown has ended the listens it knew of

@@ -74,24 +74,20 @@ func (h *Handler) park(w http.ResponseWriter, r *http.Request, st *stream, gone 
 	if w.Header().Get("Content-Encoding") != "" {
 		return false // compressed by middleware (set when the headers went out)
 	}
-	srv, _ := r.Context().Value(http.ServerContextKey).(*http.Server)
+	watch := h.watchServer(r)
 	// Registered before the hijack, under the lock that Shutdown and the
 	// server hook take, so that no stream is parked behind their backs.
 	h.mu.Lock()
-	_, hooked := h.servers[srv]
-	if h.closing.Load() || h.servers[srv] {
+	if h.closing.Load() || watch.isDownLocked() {
 		h.mu.Unlock()
 		return false
 	}
-	pc := &parkedConn{srv: srv}
+	pc := &parkedConn{}
+	if watch != nil {
+		pc.srv = watch.srv
+	}
 	h.parked[st] = pc
-	if srv != nil && !hooked {
-		h.servers[srv] = false
-	}
 	h.mu.Unlock()
-	if srv != nil && !hooked {
-		srv.RegisterOnShutdown(func() { h.serverDown(srv) })
-	}
 	conn, err := hijack(w)
 	if err != nil {
 		h.mu.Lock()
@@ -149,20 +145,6 @@ func (h *Handler) parkListen(w http.ResponseWriter, r *http.Request, st *stream,
 		end()
 	})
 	return true
-}
-
-// serverDown runs when srv shuts down: http.Server leaves hijacked
-// connections to their owner, so the streams parked on srv's connections
-// end here, and no more are parked there.
-func (h *Handler) serverDown(srv *http.Server) {
-	h.mu.Lock()
-	h.servers[srv] = true
-	h.mu.Unlock()
-	h.endParked(srv)
-	h.endListens(func(c *Call) bool {
-		pc := h.parked[c.out]
-		return pc != nil && pc.srv == srv
-	})
 }
 
 // endParked closes the parked streams other than listens (all of them

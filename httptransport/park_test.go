@@ -406,3 +406,36 @@ func TestIdleStreamOutlivesWriteTimeout(t *testing.T) {
 		cancel()
 	}
 }
+
+// TestServerShutdownEndsHeldStreams: http.Server.Shutdown alone ends held
+// streams however they are kept (taken over, DisableHijack, HTTP/2): a
+// listen with its final result, a 2025-era GET stream by ending; Shutdown
+// returns instead of waiting for them until its deadline.
+func TestServerShutdownEndsHeldStreams(t *testing.T) {
+	for _, mode := range heldModes {
+		t.Run(mode.name, func(t *testing.T) {
+			opts := mode.opts
+			s := newHeldServer(t, &opts, mode.h2)
+			sid := s.initialize(Version20251125)
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_, r := s.listen(t, ctx)
+			gh := sessionHeaders(sid, Version20251125)
+			gh.Set("Accept", "text/event-stream")
+			get := newSSEReader(t, s.open(ctx, "GET", gh, "").Body)
+			done := make(chan error, 1)
+			go func() { done <- s.srv.Config.Shutdown(ctx) }()
+			if final := r.nextMessage(); !final.IsResponse() || !strings.Contains(string(final.Result), `"resultType":"complete"`) {
+				t.Errorf("listen ended with %s %s", final.ID, final.Result)
+			}
+			for {
+				if _, err := get.r.Next(); err != nil {
+					break
+				}
+			}
+			if err := <-done; err != nil {
+				t.Errorf("http.Server.Shutdown: %v", err)
+			}
+		})
+	}
+}

@@ -537,6 +537,7 @@ func (h *Handler) hold(w http.ResponseWriter, r *http.Request, ls *liveSession, 
 	case <-st.done():
 	case <-r.Context().Done():
 	case <-h.shutdownC:
+	case <-h.watchServer(r).downC(): // http.Server.Shutdown waits for this handler
 	}
 	st.detach()
 	over()
