@@ -18,8 +18,8 @@ import (
 // subscription costs no goroutine in the engine. The engine keeps the Call
 // and sends through call.Send as before; the ctx Serve received stays valid
 // and is cancelled when the stream ends (the client left, its time limit,
-// Handler.Shutdown, or, for a stream taken over from net/http, its
-// http.Server's Shutdown), which is when the engine drops the Call, with
+// Handler.Shutdown, or its http.Server's Shutdown), which is when the
+// engine drops the Call, with
 // context.AfterFunc for instance. Returned for any other call, ErrHold is
 // an internal error.
 var ErrHold = errors.New("httptransport: hold the listen stream")
