@@ -74,3 +74,15 @@ func (h *Handler) serveEngine(ctx context.Context, call *Call) (resp *jsonrpc.Me
 	}()
 	return h.engine.Serve(ctx, call)
 }
+
+// survive runs an engine callback that answers nothing (Notify, Reply): a
+// panic in it is logged, as Serve's are, and the request goes on as if it
+// had returned.
+func (h *Handler) survive(what, method string, f func()) {
+	defer func() {
+		if p := recover(); p != nil {
+			h.cfg.logger.Error("mcp: engine panicked", "in", what, "method", method, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+		}
+	}()
+	f()
+}

@@ -64,7 +64,8 @@ type Engine interface {
 	// acknowledged (202) and not delivered. Notify runs on the POST's
 	// goroutine, in the body's order and before any call of the same POST
 	// starts; the POST is answered, and the session's state saved, after it
-	// returns. Unlike Serve's, its panics are not recovered.
+	// returns. A panic in it is logged and the POST answered as if it had
+	// returned.
 	Notify(ctx context.Context, sess *Session, msg *jsonrpc.Message)
 
 	// OpenSession is called when a 2025-era or 2024-11-05 session starts

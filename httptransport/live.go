@@ -213,7 +213,7 @@ func (ls *liveSession) deliverReply(msg *jsonrpc.Message) bool {
 	reply.ID = p.id
 	if p.call == nil {
 		if r, ok := ls.h.engine.(SessionReplier); ok {
-			r.Reply(ls.ctx, ls.sess, &reply)
+			ls.h.survive("Reply", "", func() { r.Reply(ls.ctx, ls.sess, &reply) })
 		}
 		return true
 	}

@@ -289,7 +289,7 @@ func (h *Handler) notify(ctx context.Context, ls *liveSession, m *jsonrpc.Messag
 	if ls != nil {
 		sess = ls.sess
 	}
-	h.engine.Notify(ctx, sess, m)
+	h.survive("Notify", m.Method, func() { h.engine.Notify(ctx, sess, m) })
 }
 
 // runCall serves one 2025-era request on st. In a session the engine runs

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"regexp"
 	"slices"
@@ -549,5 +550,31 @@ func TestBatchJSONOnlyResponses(t *testing.T) {
 	_, body = s.do("POST", h, `[{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"progress","arguments":{"count":2},"_meta":{"progressToken":1}}}]`)
 	if n := strings.Count(body, "notifications/progress"); n != 2 {
 		t.Errorf("SSE batch: %d progress notifications: %s", n, body)
+	}
+}
+
+// panickyEngine panics in Notify.
+type panickyEngine struct{ *testEngine }
+
+func (panickyEngine) Notify(context.Context, *Session, *jsonrpc.Message) { panic("notify exploded") }
+
+// TestNotifyPanicSurvived: an engine that panics on a client notification
+// costs the client nothing: the POST gets its 202, and the session serves
+// on.
+func TestNotifyPanicSurvived(t *testing.T) {
+	te := newTestEngine()
+	s := startServer(t, te, &Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, nil, false)
+	s.h.engine = panickyEngine{te}
+	sid := s.initialize(Version20251125)
+	h := sessionHeaders(sid, Version20251125)
+	if resp, err := s.client.Do(func() *http.Request {
+		req, _ := http.NewRequest("POST", s.url, strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+		req.Header = h
+		return req
+	}()); err != nil || resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("notification to a panicking engine: %v %v", resp, err)
+	}
+	if resp, body := s.do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); resp.StatusCode != 200 {
+		t.Errorf("the session after the panic: %d %s", resp.StatusCode, body)
 	}
 }
