@@ -2,6 +2,7 @@ package httptransport
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -465,7 +466,7 @@ func TestStreamPlaceFreeOnceEnded(t *testing.T) {
 // session (DELETE, or the idle timeout) frees its place, a DELETE's before
 // its answer.
 func TestMaxSessionsPerPrincipal(t *testing.T) {
-	s := startServer(t, newTestEngine(), &Options{MaxSessionsPerPrincipal: 2, SessionIdleTimeout: 400 * time.Millisecond}, asUser, false)
+	s := startServer(t, newTestEngine(), &Options{MaxSessionsPerPrincipal: 2, SessionIdleTimeout: 2 * time.Second}, asUser, false)
 	initialize := func(user string) (*http.Response, string) {
 		return s.do("POST", withUser(sessionHeaders("", ""), user), `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
 	}
@@ -541,5 +542,56 @@ func TestSessionPlaceFreeOnFailedInitialize(t *testing.T) {
 	store.refuse.Store(false)
 	if resp, body := initialize(); resp.StatusCode != 200 || resp.Header.Get("Mcp-Session-Id") == "" {
 		t.Errorf("initialize once the store is back: %d %s", resp.StatusCode, body)
+	}
+}
+
+// stubbornEngine sends one notification, then answers only when released,
+// as an engine slow to stop would.
+type stubbornEngine struct {
+	*testEngine
+	sent    chan error
+	release chan struct{}
+}
+
+func (e *stubbornEngine) Serve(ctx context.Context, call *Call) (*jsonrpc.Message, error) {
+	e.sent <- call.Send(ctx, jsonrpc.NewNotification("notifications/message", json.RawMessage(`{"level":"info","data":"x"}`)))
+	<-e.release
+	return jsonrpc.NewResponse(call.Request.ID, []byte(`{}`)), nil
+}
+
+// failingWriter is a response whose client is gone: every write fails.
+type failingWriter struct{ h http.Header }
+
+func (w *failingWriter) Header() http.Header       { return w.h }
+func (w *failingWriter) WriteHeader(int)           {}
+func (w *failingWriter) Write([]byte) (int, error) { return 0, errors.New("broken pipe") }
+func (w *failingWriter) Flush()                    {}
+
+// TestDroppedCallKeepsPlace: a 2026-07-28 call whose client is gone (its
+// stream's writes fail) keeps its place in the principal's quota until the
+// engine has stopped it, as documented: a client dropping calls to a slow
+// tool cannot pass MaxCallsPerPrincipal.
+func TestDroppedCallKeepsPlace(t *testing.T) {
+	e := &stubbornEngine{testEngine: newTestEngine(), sent: make(chan error, 1), release: make(chan struct{})}
+	h := New(e, &Options{MaxCallsPerPrincipal: 1})
+	defer h.Shutdown(context.Background())
+	hd := modernHeaders("tools/call")
+	hd.Set("Mcp-Name", "echo")
+	r := httptest.NewRequest("POST", "/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"},`+meta+`}}`))
+	r.Header = hd
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		h.ServeHTTP(&failingWriter{h: http.Header{}}, r)
+	}()
+	<-e.sent
+	if h.calls.take("", 1) {
+		t.Error("the dropped call's place was given back while the engine still runs it")
+		h.calls.give("", 1)
+	}
+	close(e.release)
+	<-done
+	if !h.calls.take("", 1) {
+		t.Error("the call's place was not given back once the engine stopped")
 	}
 }

@@ -67,7 +67,11 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *reque
 	ctx, cancel, unwatch := callContext(r, listen)
 	stop := context.AfterFunc(h.ctx, cancel)
 	st := h.newStream(w, accept, true)
-	st.release = release // given back as the client sees the stream end
+	if listen {
+		// A listen's place is its stream: given back as the client sees
+		// it end. A call's is given back when the engine is done with it.
+		st.release = release
+	}
 	call := &Call{Request: m, Version: version, Header: r.Header, out: st, ctx: ctx, cancel: cancel}
 	if listen {
 		st.closeConn = h.parkable(r)
@@ -88,6 +92,9 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *reque
 	}
 	st.startTimer()
 	resp, err := h.serveEngine(ctx, call)
+	if !listen && release != nil {
+		release() // before the answer goes out: the client may call again at once
+	}
 	if listen && errors.Is(err, ErrHold) {
 		end := func() { h.endModern(call, stop, true, release) }
 		if unwatch() && h.parkListen(w, r, st, call, end) {

@@ -54,8 +54,9 @@ type Options struct {
 	// Events stores the events of 2025-era session streams so a client
 	// can resume a dropped stream with Last-Event-ID. Nil means a bounded
 	// in-memory store (see NewMemoryEventStore); use DisableResumability
-	// to turn resumability off. Each call to a store passed here has 5
-	// seconds (it runs while a stream waits), and Shutdown cancels those
+	// to turn resumability off. Appending an event to a store passed here,
+	// and replaying a stream's events while it is being attached, have 5
+	// seconds each (a stream waits on them), and Shutdown cancels those
 	// still running at its deadline.
 	Events EventStore
 

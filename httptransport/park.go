@@ -99,7 +99,15 @@ func (h *Handler) park(w http.ResponseWriter, r *http.Request, st *stream, gone 
 	st.w, st.sw = pw, sse.NewWriter(pw)
 	h.mu.Lock()
 	pc.pw = pw
+	// Shutdown (the handler's or the server's) may have passed over this
+	// stream while it was being taken over: it ends here, and the watcher
+	// below cleans up. (A listen is ended by its final result, which waits
+	// for the stream's lock, held here.)
+	late := (h.closing.Load() || watch.isDownLocked()) && h.listens[st] == nil
 	h.mu.Unlock()
+	if late {
+		st.detachLocked()
+	}
 	h.inflight.enterLate()
 	go func() {
 		defer h.inflight.exit()

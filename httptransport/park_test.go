@@ -439,3 +439,86 @@ func TestServerShutdownEndsHeldStreams(t *testing.T) {
 		})
 	}
 }
+
+// TestServerShutdownTwice: a second http.Server.Shutdown (a second signal,
+// a retry) runs the handler's hook again, harmlessly.
+func TestServerShutdownTwice(t *testing.T) {
+	s := newHeldServer(t, nil, false)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	s.listen(t, ctx)
+	for i := range 2 {
+		if err := s.srv.Config.Shutdown(ctx); err != nil {
+			t.Errorf("Shutdown %d: %v", i, err)
+		}
+	}
+	time.Sleep(100 * time.Millisecond) // the hooks run in goroutines of their own
+}
+
+// slowHijackWriter is middleware's writer that takes its time handing the
+// connection over, so that a Shutdown can begin meanwhile.
+type slowHijackWriter struct {
+	http.ResponseWriter
+	entered, proceed chan struct{}
+}
+
+func (w *slowHijackWriter) Flush()                      { _ = http.NewResponseController(w.ResponseWriter).Flush() }
+func (w *slowHijackWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+func (w *slowHijackWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	close(w.entered)
+	<-w.proceed
+	return http.NewResponseController(w.ResponseWriter).Hijack()
+}
+
+// TestParkRacesServerShutdown: a GET stream being taken over while its
+// server's Shutdown begins (which passes over it, not yet taken) ends all
+// the same, instead of staying open on a server that went down.
+func TestParkRacesServerShutdown(t *testing.T) {
+	entered, proceed := make(chan struct{}), make(chan struct{})
+	wrap := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("X-Slow-Hijack") != "" {
+				w = &slowHijackWriter{ResponseWriter: w, entered: entered, proceed: proceed}
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	s := startServer(t, newTestEngine(), nil, wrap, false)
+	sid := s.initialize(Version20250618)
+	h := sessionHeaders(sid, Version20250618)
+	h.Set("Accept", "text/event-stream")
+	h.Set("X-Slow-Hijack", "1")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	resp := s.open(ctx, "GET", h, "")
+	<-entered
+	shut := make(chan error, 1)
+	go func() { shut <- s.srv.Config.Shutdown(ctx) }()
+	eventually(t, "the server's Shutdown begins", func() bool {
+		v, ok := s.h.watched.Load(s.srv.Config)
+		if !ok {
+			return false
+		}
+		select {
+		case <-v.(*serverWatch).downC():
+			return true
+		default:
+			return false
+		}
+	})
+	time.Sleep(100 * time.Millisecond) // the hook has passed over the stream
+	close(proceed)
+	if err := <-shut; err != nil {
+		t.Errorf("server Shutdown: %v", err)
+	}
+	ended := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(io.Discard, resp.Body)
+		close(ended)
+	}()
+	select {
+	case <-ended:
+	case <-time.After(3 * time.Second):
+		t.Error("the GET stream taken over as its server went down is still open")
+	}
+}

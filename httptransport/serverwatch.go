@@ -63,7 +63,9 @@ func (w *serverWatch) isDownLocked() bool {
 // end through downC (hold).
 func (h *Handler) serverDown(w *serverWatch) {
 	h.mu.Lock()
-	close(w.down)
+	if !w.isDownLocked() { // net/http runs the hooks again at each Shutdown
+		close(w.down)
+	}
 	h.mu.Unlock()
 	h.endParked(w.srv)
 	h.endListens(func(c *Call) bool { return c.srv == w.srv })

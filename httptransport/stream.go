@@ -77,8 +77,8 @@ func (h *Handler) newStream(w http.ResponseWriter, accept acceptance, modern boo
 func (s *stream) startTimer() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.timer != nil || s.ended || !s.accept.sse {
-		return
+	if s.timer != nil || s.ended || !s.accept.sse || s.relay != nil {
+		return // a relayed stream (batch member, 2024-11-05 call) has no response of its own
 	}
 	d := s.h.cfg.headerFlushDelay
 	if s.open || d == 0 {
