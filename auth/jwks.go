@@ -167,8 +167,11 @@ func (s *jwksSource) refreshFor(ctx context.Context, kid string) (jwkset.JWK, er
 	}
 	done := make(chan found, 1)
 	go func() {
-		defer s.refreshing.Add(-1) // counted by allowRefresh
 		jwk, err := s.refresher.KeyRead(s.lifetime, kid)
+		// No longer in flight (counted by allowRefresh) before anyone
+		// hears of the result: a request right after it must not be told
+		// to retry in a second for a refresh that is over.
+		s.refreshing.Add(-1)
 		done <- found{jwk, err}
 	}()
 	select {
