@@ -16,44 +16,107 @@ import (
 
 // Describe implements httptransport.Engine. The description is computed
 // once and again after the server announces a tool-list change, which a
-// watcher connection listens for. Computing it does not end when the
-// request that asked first does (the others wait for the same result), and
-// takes describeTimeout at most.
+// watcher connection listens for. One computation at a time serves every
+// request that needs it; it does not end when the request that started it
+// does, takes describeTimeout at most, and a request that leaves while it
+// runs stops waiting for it (and gets a description without tools).
 func (e *Engine) Describe(ctx context.Context) *httptransport.Description {
 	e.descMu.Lock()
-	defer e.descMu.Unlock()
-	if e.desc != nil {
-		return e.desc
+	if d := e.desc; d != nil {
+		e.descMu.Unlock()
+		return d
 	}
 	if e.watcher == nil && e.ctx.Err() == nil {
 		e.startWatcherLocked()
 	}
-	d := &httptransport.Description{Versions: mcp.SupportedProtocolVersions()}
-	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), describeTimeout)
+	f := e.flight
+	if f == nil {
+		if f = e.startFlightLocked(ctx); f == nil {
+			e.descMu.Unlock()
+			return bareDescription() // the engine is closed
+		}
+	}
+	e.descMu.Unlock()
+	select {
+	case <-f.done:
+		return f.d
+	case <-ctx.Done():
+		return bareDescription()
+	}
+}
+
+// descFlight is one computation of the description.
+type descFlight struct {
+	done chan struct{} // closed once d is set
+	d    *httptransport.Description
+}
+
+// startFlightLocked starts computing the description on a goroutine of
+// its own (Close waits for it), with ctx's values but not its end; nil
+// once the engine is closed. The caller holds descMu.
+func (e *Engine) startFlightLocked(ctx context.Context) *descFlight {
+	e.ctlMu.Lock()
+	defer e.ctlMu.Unlock()
+	if e.closed {
+		return nil
+	}
+	f := &descFlight{done: make(chan struct{})}
+	e.flight = f
+	gen := e.descGen
+	e.wg.Add(1) // under ctlMu: never concurrent with Close's Wait
+	go func() {
+		defer e.wg.Done()
+		e.computeDescription(context.WithoutCancel(ctx), f, gen)
+	}()
+	return f
+}
+
+// computeDescription lists the tools and derives the description; it is
+// cached unless the listing failed or the tools changed meanwhile (gen).
+func (e *Engine) computeDescription(ctx context.Context, f *descFlight, gen uint64) {
+	lctx, cancel := context.WithTimeout(ctx, describeTimeout)
 	defer cancel()
+	defer context.AfterFunc(e.ctx, cancel)() // Close ends it
+	d := bareDescription()
 	tools, err := e.listTools(lctx)
 	if err != nil {
 		e.logger.Warn("gosdk: listing tools for header validation failed", "error", err)
-		return d // not cached: try again next time
-	}
-	d.ToolHeaders = make(map[string][]httptransport.HeaderParam)
-	for _, t := range tools {
-		if params := headerParams(t.InputSchema, nil); len(params) > 0 {
-			d.ToolHeaders[t.Name] = params
+	} else {
+		d.ToolHeaders = make(map[string][]httptransport.HeaderParam)
+		for _, t := range tools {
+			if params := headerParams(t.InputSchema, nil); len(params) > 0 {
+				d.ToolHeaders[t.Name] = params
+			}
 		}
 	}
-	e.desc = d
-	return d
+	e.descMu.Lock()
+	if e.flight == f {
+		e.flight = nil
+	}
+	if err == nil && e.descGen == gen {
+		e.desc = d
+	}
+	e.descMu.Unlock()
+	f.d = d
+	close(f.done)
+}
+
+// bareDescription is the description without tools: the versions only.
+func bareDescription() *httptransport.Description {
+	return &httptransport.Description{Versions: mcp.SupportedProtocolVersions()}
 }
 
 // describeTimeout bounds the tools/list round trips that compute a
 // description (through the server's middleware, which may be slow).
 const describeTimeout = 10 * time.Second
 
-// invalidate drops the cached description.
+// invalidate drops the cached description; a computation under way from
+// before the change is left to finish for those who wait on it, but is not
+// cached, and later requests start a new one.
 func (e *Engine) invalidate() {
 	e.descMu.Lock()
-	e.desc = nil
+	e.desc, e.flight = nil, nil
+	e.descGen++
 	e.descMu.Unlock()
 }
 

@@ -221,8 +221,9 @@ func TestDescribeFollowsToolChanges(t *testing.T) {
 
 // TestDescribeOutlivesFirstCaller: the request that first needs the
 // description may leave while it is being computed (here a slow server
-// middleware holds tools/list); the computation goes on, so that request
-// and those waiting behind it get the tools' header parameters.
+// middleware holds tools/list): it stops waiting at once, and the
+// computation goes on for the requests after it, which get the tools'
+// header parameters.
 func TestDescribeOutlivesFirstCaller(t *testing.T) {
 	server := mcp.NewServer(&mcp.Implementation{Name: "d", Version: "1"}, nil)
 	schema := map[string]any{"type": "object", "properties": map[string]any{"region": map[string]any{"type": "string", "x-mcp-header": "Region"}}}
@@ -249,8 +250,15 @@ func TestDescribeOutlivesFirstCaller(t *testing.T) {
 	go func() { got <- engine.Describe(ctx) }()
 	<-entered
 	leave()
+	select {
+	case <-got: // the first caller has gone: it waits no more
+	case <-time.After(5 * time.Second):
+		t.Fatal("a caller that left still waits for the description")
+	}
+	next := make(chan *httptransport.Description, 1)
+	go func() { next <- engine.Describe(context.Background()) }()
 	close(release)
-	if d := <-got; len(d.ToolHeaders["geo"]) != 1 {
-		t.Errorf("the first caller left: header parameters %v", d.ToolHeaders)
+	if d := <-next; len(d.ToolHeaders["geo"]) != 1 {
+		t.Errorf("after the first caller left: header parameters %v", d.ToolHeaders)
 	}
 }

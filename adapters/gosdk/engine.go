@@ -41,6 +41,8 @@ type Engine struct {
 
 	descMu  sync.Mutex
 	desc    *httptransport.Description
+	flight  *descFlight // the description being computed (describe.go)
+	descGen uint64      // counts tool changes, so a stale computation is not cached
 	watcher *mcp.ServerSession
 
 	caps capCache // what server/discover advertises (caps.go)
