@@ -75,12 +75,15 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *reque
 	call := &Call{Request: m, Version: version, Header: r.Header, out: st, ctx: ctx, cancel: cancel}
 	if listen {
 		st.closeConn = h.parkable(r)
-		if watch := h.watchServer(r); watch != nil {
+		watch := h.watchServer(r)
+		if watch != nil {
 			call.srv = watch.srv
 		}
 		h.mu.Lock()
 		h.listens[st] = call
-		late := h.closing.Load() // Shutdown has ended the listens it knew of
+		// Shutdown (the handler's or its server's) has ended the listens
+		// it knew of.
+		late := h.closing.Load() || watch.isDownLocked()
 		h.mu.Unlock()
 		if late {
 			finishListen(call) // as they ended; the engine sees a cancelled call

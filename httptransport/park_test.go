@@ -522,3 +522,60 @@ func TestParkRacesServerShutdown(t *testing.T) {
 		t.Error("the GET stream taken over as its server went down is still open")
 	}
 }
+
+// TestListenInFlightAtServerShutdown: a listen still in middleware (auth,
+// say) when its server's Shutdown begins, on a server the handler already
+// watches, ends with its final result too, and Shutdown does not wait for
+// it until its deadline, however streams are held.
+func TestListenInFlightAtServerShutdown(t *testing.T) {
+	for _, mode := range heldModes {
+		t.Run(mode.name, func(t *testing.T) {
+			entered, proceed := make(chan struct{}), make(chan struct{})
+			wrap := func(next http.Handler) http.Handler {
+				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if r.Header.Get("X-Slow") != "" {
+						close(entered)
+						<-proceed
+					}
+					next.ServeHTTP(w, r)
+				})
+			}
+			opts := mode.opts
+			e := newTestEngine()
+			e.hold = true
+			s := startServer(t, e, &opts, wrap, mode.h2)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			s.listen(t, ctx) // the handler watches the server from now on
+			h := modernHeaders("subscriptions/listen")
+			h.Set("X-Slow", "1")
+			respC := make(chan *http.Response, 1)
+			go func() {
+				respC <- s.open(ctx, "POST", h, `{"jsonrpc":"2.0","id":"L2","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},`+meta+`}}`)
+			}()
+			<-entered
+			shut := make(chan error, 1)
+			go func() { shut <- s.srv.Config.Shutdown(ctx) }()
+			eventually(t, "the server's Shutdown begins", func() bool {
+				v, ok := s.h.watched.Load(s.srv.Config)
+				if !ok {
+					return false
+				}
+				select {
+				case <-v.(*serverWatch).downC():
+					return true
+				default:
+					return false
+				}
+			})
+			close(proceed)
+			if err := <-shut; err != nil {
+				t.Errorf("http.Server.Shutdown: %v", err)
+			}
+			body, _ := io.ReadAll((<-respC).Body)
+			if !strings.Contains(string(body), `"resultType":"complete"`) {
+				t.Errorf("the listen in flight at Shutdown ended with %q", body)
+			}
+		})
+	}
+}

@@ -17,7 +17,9 @@ type serverWatch struct {
 // watchServer returns the watch of the server r came through, registering
 // the server's shutdown hook the first time the handler sees it (every
 // request asks, so that the hook is in place before any Shutdown). It is
-// nil for requests not served by an *http.Server.
+// nil for requests not served by an *http.Server. A server whose very first
+// request reaches the handler after its Shutdown began runs no hook of
+// ours (net/http has no way to ask): Handler.Shutdown still ends all.
 func (h *Handler) watchServer(r *http.Request) *serverWatch {
 	srv, _ := r.Context().Value(http.ServerContextKey).(*http.Server)
 	if srv == nil {
