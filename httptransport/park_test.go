@@ -494,18 +494,7 @@ func TestParkRacesServerShutdown(t *testing.T) {
 	<-entered
 	shut := make(chan error, 1)
 	go func() { shut <- s.srv.Config.Shutdown(ctx) }()
-	eventually(t, "the server's Shutdown begins", func() bool {
-		v, ok := s.h.watched.Load(s.srv.Config)
-		if !ok {
-			return false
-		}
-		select {
-		case <-v.(*serverWatch).downC():
-			return true
-		default:
-			return false
-		}
-	})
+	eventually(t, "the server's Shutdown begins", func() bool { return serverGoingDown(s) })
 	time.Sleep(100 * time.Millisecond) // the hook has passed over the stream
 	close(proceed)
 	if err := <-shut; err != nil {
@@ -556,18 +545,7 @@ func TestListenInFlightAtServerShutdown(t *testing.T) {
 			<-entered
 			shut := make(chan error, 1)
 			go func() { shut <- s.srv.Config.Shutdown(ctx) }()
-			eventually(t, "the server's Shutdown begins", func() bool {
-				v, ok := s.h.watched.Load(s.srv.Config)
-				if !ok {
-					return false
-				}
-				select {
-				case <-v.(*serverWatch).downC():
-					return true
-				default:
-					return false
-				}
-			})
+			eventually(t, "the server's Shutdown begins", func() bool { return serverGoingDown(s) })
 			close(proceed)
 			if err := <-shut; err != nil {
 				t.Errorf("http.Server.Shutdown: %v", err)
@@ -577,5 +555,20 @@ func TestListenInFlightAtServerShutdown(t *testing.T) {
 				t.Errorf("the listen in flight at Shutdown ended with %q", body)
 			}
 		})
+	}
+}
+
+// serverGoingDown reports whether the handler has seen its server's
+// Shutdown begin.
+func serverGoingDown(s *server) bool {
+	v, ok := s.h.watched.Load(s.srv.Config)
+	if !ok {
+		return false
+	}
+	select {
+	case <-v.(*serverWatch).downC():
+		return true
+	default:
+		return false
 	}
 }
