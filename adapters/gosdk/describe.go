@@ -215,6 +215,9 @@ func (e *Engine) request(ctx context.Context, method string, params any) (json.R
 	select {
 	case resp = <-conn.done:
 	case <-ctx.Done():
+		// End the connection's reading first: the SDK then cancels the
+		// handler still running, whose end its Close waits for.
+		_ = conn.Close()
 	}
 	_ = ss.Close()
 	if resp == nil {

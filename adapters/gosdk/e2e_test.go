@@ -262,3 +262,33 @@ func TestDescribeOutlivesFirstCaller(t *testing.T) {
 		t.Errorf("after the first caller left: header parameters %v", d.ToolHeaders)
 	}
 }
+
+// TestCloseDuringSlowDescribe: Close does not wait for a slow tools/list
+// the description is being computed from: the handler, which follows its
+// context, is cancelled.
+func TestCloseDuringSlowDescribe(t *testing.T) {
+	server := mcp.NewServer(&mcp.Implementation{Name: "d", Version: "1"}, nil)
+	entered := make(chan struct{})
+	var once sync.Once
+	server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/list" {
+				once.Do(func() { close(entered) })
+				select {
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				case <-time.After(10 * time.Second):
+				}
+			}
+			return next(ctx, method, req)
+		}
+	})
+	engine := gosdk.NewEngine(server, nil)
+	go engine.Describe(context.Background())
+	<-entered
+	start := time.Now()
+	_ = engine.Close()
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("Close took %v behind a slow tools/list", d)
+	}
+}
