@@ -53,9 +53,11 @@ func (h *Handler) streamFor(r *http.Request, ls *liveSession, lastID string) (st
 
 // isStandaloneID reports whether a stream id is the standalone stream of
 // some instance's copy of the session: a tag like a liveSession's followed
-// by "0" (call streams count from 1).
+// by "0" (call streams count from 1), or, from instances of the previous
+// release (a rolling upgrade), an instance tag followed by "0".
 func (h *Handler) isStandaloneID(id string) bool {
-	return len(id) == len(h.tag)+copyTagLen+1 && id[len(id)-1] == '0'
+	n := len(id)
+	return (n == len(h.tag)+copyTagLen+1 || n == len(h.tag)+1) && id[n-1] == '0'
 }
 
 // copyTagLen is the length of the part of a liveSession's tag that tells

@@ -348,3 +348,28 @@ func TestGETGetsWhatWaited(t *testing.T) {
 		t.Errorf("the second GET's first event %+v, want the new list change (the waiting one was %s)", e, waited.ID)
 	}
 }
+
+// TestStandaloneIDs: the ids of standalone streams are told from call
+// streams', in this release's form and in the previous one's (instance tag
+// only), so that a GET resuming across a rolling upgrade finds its events.
+func TestStandaloneIDs(t *testing.T) {
+	h := New(newTestEngine(), nil)
+	ls := h.newLiveSession(&Session{ID: "S", Version: Version20251125}, "")
+	defer ls.stop()
+	ls.newCallStream(h.newStream(nil, acceptance{sse: true}, false))
+	for id, want := range map[string]bool{
+		ls.standalone.id:       true,
+		ls.tag + "1":           false,
+		ls.tag + "10":          false,
+		"QWERTY0":              true, // the previous release's standalone id
+		"QWERTY1":              false,
+		"QWERTY10":             false,
+		"QWERTYABCD0":          true, // another instance's copy
+		"QWERTYABCD20":         false,
+		strings.Repeat("A", 3): false,
+	} {
+		if got := h.isStandaloneID(id); got != want {
+			t.Errorf("isStandaloneID(%q) = %v, want %v", id, got, want)
+		}
+	}
+}
