@@ -351,16 +351,15 @@ func (h *Handler) startCall(r *http.Request, ls *liveSession, version string, m 
 		defer cancel()
 		resp, err := h.serveEngine(ctx, call) // recovers the engine's panics
 		resp = responseOf(m.ID, resp, err)
-		// The call's place in the quota and its id are free, and the
-		// state it changed is stored, before its answer goes out: the
-		// client may send its next call, reuse the id, or reach another
-		// instance as soon as it has the answer.
+		// The call's place in the quota and its id are free, and its
+		// store work (the state it changed, the record it outlasted) is
+		// done, before its answer goes out: the client may send its next
+		// call, reuse the id, or reach another instance as soon as it has
+		// the answer.
 		h.calls.give(owner, 1)
 		if ls != nil {
 			ls.releaseID(call)
-			if ls.sess.isDirty() {
-				h.withStore(context.WithoutCancel(ctx), ls.save)
-			}
+			ls.afterCall(context.WithoutCancel(ctx))
 		}
 		if ctx.Err() != nil {
 			st.cut() // cancelled: no response follows (digest 1.11)
@@ -369,7 +368,6 @@ func (h *Handler) startCall(r *http.Request, ls *liveSession, version string, m 
 		}
 		if ls != nil {
 			ls.removeCall(call)
-			ls.afterCall(context.WithoutCancel(ctx))
 		}
 	}()
 	return st.done()
