@@ -222,6 +222,13 @@ func sessionHeaders(sid, version string) http.Header {
 	return h
 }
 
+// getHeaders are the headers of a GET opening a session's stream.
+func getHeaders(sid, version string) http.Header {
+	h := sessionHeaders(sid, version)
+	h.Set("Accept", "text/event-stream")
+	return h
+}
+
 // sseReader wraps a streaming response body for event-by-event reading.
 type sseReader struct {
 	t *testing.T

@@ -137,8 +137,7 @@ func TestMaxStreamsPerPrincipal(t *testing.T) {
 	resp, body := s.do("POST", withUser(lh, "alice"), listenBody)
 	overQuota(t, "second listen", resp, body)
 	sid := s.initialize(Version20251125) // as the empty principal
-	gh := sessionHeaders(sid, Version20251125)
-	gh.Set("Accept", "text/event-stream")
+	gh := getHeaders(sid, Version20251125)
 	sh := withUser(sessionHeaders("", ""), "alice")
 	resp, body = s.do("POST", sh, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
 	aliceSID := resp.Header.Get("Mcp-Session-Id")
@@ -188,8 +187,7 @@ func TestMaxStreamDuration(t *testing.T) {
 		}
 
 		sid := s.initialize(Version20251125)
-		gh := sessionHeaders(sid, Version20251125)
-		gh.Set("Accept", "text/event-stream")
+		gh := getHeaders(sid, Version20251125)
 		start = time.Now()
 		resp := s.open(ctx, "GET", gh, "")
 		// It ends with a server-side disconnect event (digest 1.7): a fresh

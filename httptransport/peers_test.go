@@ -62,8 +62,7 @@ func countComments(t *testing.T, r *sseReader, n int) {
 func TestKeepAliveGetAndPost(t *testing.T) {
 	s := newServer(t, &Options{KeepAlive: 20 * time.Millisecond, HeaderFlushDelay: 10 * time.Millisecond})
 	sid := s.initialize(Version20251125)
-	gh := sessionHeaders(sid, Version20251125)
-	gh.Set("Accept", "text/event-stream")
+	gh := getHeaders(sid, Version20251125)
 	gctx, gcancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer gcancel()
 	countComments(t, newSSEReader(t, s.open(gctx, "GET", gh, "").Body), 3)
@@ -92,8 +91,7 @@ func TestWriteTimeoutGetAndPost(t *testing.T) {
 	defer h.Shutdown(context.Background())
 	s := &server{t: t, h: h, engine: e, url: srv.URL + "/mcp", srv: srv, client: srv.Client()}
 	sid := s.initialize(Version20251125)
-	gh := sessionHeaders(sid, Version20251125)
-	gh.Set("Accept", "text/event-stream")
+	gh := getHeaders(sid, Version20251125)
 	get := newSSEReader(t, s.open(context.Background(), "GET", gh, "").Body)
 	post := newSSEReader(t, s.open(context.Background(), "POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"progress","arguments":{"count":2},"_meta":{"progressToken":1}}}`).Body)
 	if m := post.nextMessage(); m.Method != "notifications/progress" {
@@ -117,8 +115,7 @@ func TestWriteTimeoutGetAndPost(t *testing.T) {
 func TestH2GetStreamFirstByte(t *testing.T) {
 	s := startServer(t, newTestEngine(), nil, nil, true)
 	sid := s.initialize(Version20251125)
-	gh := sessionHeaders(sid, Version20251125)
-	gh.Set("Accept", "text/event-stream")
+	gh := getHeaders(sid, Version20251125)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	resp := s.open(ctx, "GET", gh, "")

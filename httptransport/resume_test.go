@@ -86,8 +86,7 @@ func TestResume(t *testing.T) {
 	gate <- struct{}{}
 	// A foreign session cannot resume it.
 	other := s.initialize(Version20251125)
-	h := sessionHeaders(other, Version20251125)
-	h.Set("Accept", "text/event-stream")
+	h := getHeaders(other, Version20251125)
 	h.Set("Last-Event-ID", second.ID)
 	if resp, body := s.do("GET", h, ""); resp.StatusCode != 400 || strings.Contains(body, "progress") {
 		t.Errorf("foreign resume: %d %s", resp.StatusCode, body)
@@ -190,8 +189,7 @@ func TestShutdownDrains(t *testing.T) {
 	gate := make(chan struct{})
 	s.engine.gate = gate
 	sid := s.initialize(Version20251125)
-	h := sessionHeaders(sid, Version20251125)
-	h.Set("Accept", "text/event-stream")
+	h := getHeaders(sid, Version20251125)
 	get := s.open(context.Background(), "GET", h, "")
 	post := s.open(context.Background(), "POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"progress","arguments":{"count":2},"_meta":{"progressToken":1}}}`)
 	r := newSSEReader(t, post.Body)
@@ -323,8 +321,7 @@ func TestGETGetsWhatWaited(t *testing.T) {
 	s := newServer(t, nil)
 	sid := s.initialize(Version20251125)
 	s.engine.broadcast() // no GET yet
-	h := sessionHeaders(sid, Version20251125)
-	h.Set("Accept", "text/event-stream")
+	h := getHeaders(sid, Version20251125)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	first, drop := context.WithCancel(ctx)

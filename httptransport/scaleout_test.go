@@ -45,8 +45,7 @@ func TestSharedStoreDelete(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	h := sessionHeaders(sid, Version20251125)
-	h.Set("Accept", "text/event-stream")
+	h := getHeaders(sid, Version20251125)
 	get := b.open(ctx, "GET", h, "")
 	if get.StatusCode != 200 {
 		t.Fatalf("GET on B: %d", get.StatusCode)
@@ -97,8 +96,7 @@ func TestSharedStoreHeldStream(t *testing.T) {
 	sid := a.initialize(Version20251125)
 	aStandalone := standaloneOf(t, a, sid)
 	ctx, cancel := context.WithCancel(context.Background())
-	h := sessionHeaders(sid, Version20251125)
-	h.Set("Accept", "text/event-stream")
+	h := getHeaders(sid, Version20251125)
 	get := a.open(ctx, "GET", h, "")
 	if get.StatusCode != 200 {
 		t.Fatalf("GET on A: %d", get.StatusCode)
@@ -147,8 +145,7 @@ func TestSharedStoreEventIDs(t *testing.T) {
 	seen := map[string]string{}
 	for name, s := range map[string]*server{"A": a, "B": b} {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		h := sessionHeaders(sid, Version20251125)
-		h.Set("Accept", "text/event-stream")
+		h := getHeaders(sid, Version20251125)
 		resp := s.open(ctx, "GET", h, "")
 		if resp.StatusCode != 200 {
 			t.Fatalf("GET on %s: %d", name, resp.StatusCode)
@@ -166,8 +163,7 @@ func TestSharedStoreEventIDs(t *testing.T) {
 	// Resuming names the stream and so the instance that holds it.
 	for id, name := range seen {
 		s := map[string]*server{"A": a, "B": b}[name]
-		h := sessionHeaders(sid, Version20251125)
-		h.Set("Accept", "text/event-stream")
+		h := getHeaders(sid, Version20251125)
 		h.Set("Last-Event-ID", id)
 		deadline := time.Now().Add(5 * time.Second)
 		for {
@@ -199,8 +195,7 @@ func TestSharedStoreGoneForgetsEvents(t *testing.T) {
 	aStandalone := standaloneOf(t, a, sid)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	h := sessionHeaders(sid, Version20251125)
-	h.Set("Accept", "text/event-stream")
+	h := getHeaders(sid, Version20251125)
 	r := newSSEReader(t, a.open(ctx, "GET", h, "").Body)
 	a.engine.broadcast()
 	if e := r.next(); e.ID == "" {
@@ -287,8 +282,7 @@ func TestSharedStoreResumeElsewhere(t *testing.T) {
 	aStandalone := standaloneOf(t, a, sid)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	h := sessionHeaders(sid, Version20251125)
-	h.Set("Accept", "text/event-stream")
+	h := getHeaders(sid, Version20251125)
 	actx, drop := context.WithCancel(ctx)
 	resp := a.open(actx, "GET", h, "")
 	a.engine.broadcast()
@@ -392,8 +386,7 @@ func TestSharedStoreStateBeforeAnswer(t *testing.T) {
 func TestSharedStoreLocalEventsForgotten(t *testing.T) {
 	a, b := pair(t, Options{SessionIdleTimeout: 200 * time.Millisecond})
 	sid := a.initialize(Version20251125)
-	h := sessionHeaders(sid, Version20251125)
-	h.Set("Accept", "text/event-stream")
+	h := getHeaders(sid, Version20251125)
 	for i := range 3 {
 		if resp, body := a.do("POST", h, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, i)); resp.StatusCode != 200 {
 			t.Fatalf("A: %d %s", resp.StatusCode, body)
@@ -431,8 +424,7 @@ func TestSharedStoreLocalEventsForgotten(t *testing.T) {
 func TestSharedEventsReadoptedSessionNewIDs(t *testing.T) {
 	a, b := pair(t, Options{SessionIdleTimeout: 200 * time.Millisecond, Events: NewMemoryEventStore(nil)})
 	sid := a.initialize(Version20251125)
-	h := sessionHeaders(sid, Version20251125)
-	h.Set("Accept", "text/event-stream")
+	h := getHeaders(sid, Version20251125)
 	streamsOf := func(body string) map[string]bool {
 		ids := map[string]bool{}
 		for _, e := range events(t, body) {
@@ -499,8 +491,7 @@ func TestStreamEndStoreBound(t *testing.T) {
 	s := startServer(t, newTestEngine(), &Options{Sessions: store, SessionIdleTimeout: time.Hour}, nil, false)
 	s.h.cfg.storeTimeout = 100 * time.Millisecond
 	sid := s.initialize(Version20251125)
-	h := sessionHeaders(sid, Version20251125)
-	h.Set("Accept", "text/event-stream")
+	h := getHeaders(sid, Version20251125)
 	ctx, cancel := context.WithCancel(context.Background())
 	resp := s.open(ctx, "GET", h, "")
 	if resp.StatusCode != 200 {

@@ -178,8 +178,7 @@ func TestSessionBatches(t *testing.T) {
 func TestStandaloneStream(t *testing.T) {
 	s := newServer(t, nil)
 	sid := s.initialize(Version20251125)
-	h := sessionHeaders(sid, Version20251125)
-	h.Set("Accept", "text/event-stream")
+	h := getHeaders(sid, Version20251125)
 	r := s.openGET(t, sid)
 	if again, _ := s.do("GET", h, ""); again.StatusCode != http.StatusConflict {
 		t.Errorf("second GET: %d", again.StatusCode)
@@ -198,8 +197,7 @@ func TestStandaloneStream(t *testing.T) {
 // test ends.
 func (s *server) openGET(t *testing.T, sid string) *sseReader {
 	t.Helper()
-	h := sessionHeaders(sid, Version20251125)
-	h.Set("Accept", "text/event-stream")
+	h := getHeaders(sid, Version20251125)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	resp := s.open(ctx, "GET", h, "")
