@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/mcpmount/mcpmount/internal/jsonscan"
 	"github.com/mcpmount/mcpmount/jsonrpc"
@@ -26,30 +27,26 @@ type request struct {
 }
 
 // reqParams is the part of params the transport validates; the engine
-// decodes the rest.
+// decodes the rest. Member names match exactly, as JSON defines them and
+// as the Go SDK reads them.
 type reqParams struct {
-	Meta      *reqMeta                   `json:"_meta"`
-	Name      json.RawMessage            `json:"name"`
-	URI       json.RawMessage            `json:"uri"`
-	Arguments map[string]json.RawMessage `json:"arguments"`
+	Meta *reqMeta
+	Name json.RawMessage
+	URI  json.RawMessage
 
-	// argsRaw holds arguments undecoded when decodeParams took its fast
-	// path; arguments decodes them when a header check needs them.
-	argsRaw json.RawMessage
-}
+	// args holds params.arguments undecoded: argumentAt walks it when a
+	// header check needs it.
+	args json.RawMessage
 
-// arguments returns params.arguments as a map.
-func (p *reqParams) arguments() map[string]json.RawMessage {
-	if p.Arguments == nil && p.argsRaw != nil {
-		_ = json.Unmarshal(p.argsRaw, &p.Arguments)
-		p.argsRaw = nil
-	}
-	return p.Arguments
+	// ambiguous names a member the headers are checked against that params
+	// (or its _meta) holds more than once, repeated or in another case:
+	// decoders differ on which one counts, so such a request is refused.
+	ambiguous string
 }
 
 type reqMeta struct {
-	ProtocolVersion    json.RawMessage `json:"io.modelcontextprotocol/protocolVersion"`
-	ClientCapabilities json.RawMessage `json:"io.modelcontextprotocol/clientCapabilities"`
+	ProtocolVersion    json.RawMessage
+	ClientCapabilities json.RawMessage
 }
 
 // classify decodes a POST body and decides its era (digest 2.9):
@@ -121,19 +118,77 @@ const (
 	keyCapabilities = "io.modelcontextprotocol/clientCapabilities"
 )
 
-// decodeParams decodes params as json.Unmarshal into reqParams would,
-// returning nil where that fails. Plain objects are walked without
-// reflection; anything else (null or mistyped members, escaped,
-// case-folded or repeated keys) goes to encoding/json.
+// decodeParams decodes params, returning nil if it is not an object, or
+// if _meta or arguments is present, not null and not an object. Plain
+// objects are walked without reflection; anything else (null or mistyped
+// members, escaped, case-folded or repeated keys) goes to decodeParamsSlow.
 func decodeParams(params json.RawMessage) *reqParams {
 	if p, ok := decodeParamsFast(params); ok {
 		return p
 	}
-	var p reqParams
-	if json.Unmarshal(params, &p) != nil {
+	return decodeParamsSlow(params)
+}
+
+// decodeParamsSlow is decodeParams for any valid JSON, through
+// encoding/json's tokenizer, which unescapes keys.
+func decodeParamsSlow(params json.RawMessage) *reqParams {
+	top, ambiguous, ok := members(params, keyMeta, keyName, keyURI, keyArguments)
+	if !ok {
 		return nil
 	}
-	return &p
+	p := &reqParams{Name: top[1], URI: top[2], ambiguous: ambiguous}
+	if args := top[3]; args != nil && string(args) != "null" {
+		if args[0] != '{' {
+			return nil
+		}
+		p.args = args
+	}
+	if raw := top[0]; raw != nil && string(raw) != "null" {
+		meta, ambiguous, ok := members(raw, keyProtocol, keyCapabilities)
+		if !ok {
+			return nil
+		}
+		p.Meta = &reqMeta{ProtocolVersion: meta[0], ClientCapabilities: meta[1]}
+		if p.ambiguous == "" {
+			p.ambiguous = ambiguous
+		}
+	}
+	return p
+}
+
+// members returns the values of the named members of the JSON object obj
+// (nil where absent; the last where repeated), and the first of the names
+// that obj holds more than once, repeated or in another case. ok is false
+// if obj is not an object.
+func members(obj []byte, names ...string) (values []json.RawMessage, ambiguous string, ok bool) {
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, "", false
+	}
+	values = make([]json.RawMessage, len(names))
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, "", false
+		}
+		key, _ := t.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, "", false
+		}
+		for i, name := range names {
+			switch {
+			case key == name:
+				if values[i] != nil && ambiguous == "" {
+					ambiguous = name
+				}
+				values[i] = v
+			case ambiguous == "" && strings.EqualFold(key, name):
+				ambiguous = name
+			}
+		}
+	}
+	return values, ambiguous, true
 }
 
 func decodeParamsFast(params json.RawMessage) (*reqParams, bool) {
@@ -162,7 +217,7 @@ func decodeParamsFast(params json.RawMessage) (*reqParams, bool) {
 			p.URI = value[:len(value):len(value)]
 			return once(2) && value[0] != 'n'
 		case keyArguments:
-			p.argsRaw = value[:len(value):len(value)]
+			p.args = value[:len(value):len(value)]
 			return once(3) && value[0] == '{'
 		}
 		return !jsonscan.FoldEqual(key, keyMeta) && !jsonscan.FoldEqual(key, keyName) &&
@@ -193,13 +248,20 @@ func decodeMetaFast(raw []byte) (*reqMeta, bool) {
 	return meta, ok
 }
 
-// jsonString decodes a JSON string, as json.Unmarshal into a string would.
+// errNotString is jsonString's error for anything but a JSON string.
+var errNotString = errors.New("not a JSON string")
+
+// jsonString decodes a JSON string, as json.Unmarshal into a string would,
+// except that null is an error too.
 func jsonString(raw json.RawMessage) (string, error) {
 	if s, ok := jsonscan.SimpleString(raw); ok {
 		if string(s) == Version20260728 {
 			return Version20260728, nil
 		}
 		return string(s), nil
+	}
+	if len(raw) == 0 || raw[0] != '"' {
+		return "", errNotString
 	}
 	var s string
 	err := json.Unmarshal(raw, &s)

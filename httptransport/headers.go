@@ -3,6 +3,7 @@ package httptransport
 import (
 	"encoding/base64"
 	"encoding/json"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -83,7 +84,10 @@ func paramField(p *reqParams, get func(*reqParams) json.RawMessage) json.RawMess
 func checkParamHeader(header http.Header, p *reqParams, hp HeaderParam) *jsonrpc.Error {
 	name := "Mcp-Param-" + hp.Header
 	values := header.Values(name)
-	value := argumentAt(p, hp.Path)
+	value, ambiguous := argumentAt(p, hp.Path)
+	if ambiguous {
+		return headerMismatch(name + " header: the arguments hold its property more than once (repeated, or in another case)")
+	}
 	if value == nil {
 		if len(values) > 0 {
 			return headerMismatch(name + " header present but the argument is absent or null")
@@ -104,30 +108,35 @@ func checkParamHeader(header http.Header, p *reqParams, hp HeaderParam) *jsonrpc
 }
 
 // argumentAt returns the raw JSON at path inside params.arguments, or nil
-// when it is absent or null.
-func argumentAt(p *reqParams, path []string) json.RawMessage {
+// when it is absent or null. ambiguous is set when an object on the path
+// holds the key more than once, repeated or in another case.
+func argumentAt(p *reqParams, path []string) (raw json.RawMessage, ambiguous bool) {
 	if p == nil || len(path) == 0 {
-		return nil
+		return nil, false
 	}
-	raw, ok := p.arguments()[path[0]]
-	for _, key := range path[1:] {
+	raw = p.args
+	for _, key := range path {
+		if len(raw) == 0 || raw[0] != '{' {
+			return nil, false
+		}
+		vals, amb, ok := members(raw, key)
 		if !ok {
-			return nil
+			return nil, false
 		}
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(raw, &obj) != nil {
-			return nil
+		if amb != "" {
+			return nil, true
 		}
-		raw, ok = obj[key]
+		raw = vals[0]
 	}
-	if !ok || string(raw) == "null" {
-		return nil
+	if raw == nil || string(raw) == "null" {
+		return nil, false
 	}
-	return raw
+	return raw, false
 }
 
 // sameValue compares a decoded header value with a JSON argument: strings
-// exactly, numbers numerically (42 equals 42.0), booleans as true/false.
+// exactly, numbers numerically (42 equals 42.0) within ±(2^53−1), where
+// integers are exact, booleans as true/false.
 func sameValue(header string, arg json.RawMessage) bool {
 	switch c := arg[0]; {
 	case c == '"':
@@ -138,10 +147,14 @@ func sameValue(header string, arg json.RawMessage) bool {
 	case c == '-' || (c >= '0' && c <= '9'):
 		a, err1 := strconv.ParseFloat(string(arg), 64)
 		b, err2 := strconv.ParseFloat(header, 64)
-		return err1 == nil && err2 == nil && a == b
+		return err1 == nil && err2 == nil && a == b && math.Abs(a) <= maxSafeInteger
 	}
 	return false
 }
+
+// maxSafeInteger is 2^53−1, the largest integer a header may carry
+// (digest 2.4): beyond it, float64 no longer tells integers apart.
+const maxSafeInteger = 1<<53 - 1
 
 // decodeHeaderValue decodes the "=?base64?...?=" form (prefix and suffix
 // lowercase, exactly); any other value is literal.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/mcpmount/mcpmount/jsonrpc"
@@ -18,7 +19,9 @@ const methodListen = "subscriptions/listen"
 // conformance suite's reference server (digest 2.5) so that every failure
 // gets the status and code of digest 2.6 before anything is streamed:
 //
-//  1. MCP-Protocol-Version missing: 400, -32020.
+//  1. MCP-Protocol-Version missing, or params holding _meta, name, uri,
+//     arguments or a _meta version key twice (repeated or in another
+//     case): 400, -32020.
 //  2. params._meta without protocolVersion or clientCapabilities: 400, -32602.
 //  3. header and _meta versions differ: 400, -32020.
 //  4. version not served: 400, -32022 with the versions served.
@@ -158,6 +161,12 @@ func (h *Handler) checkModern(r *http.Request, p *reqParams, desc *Description) 
 	header := r.Header.Values("Mcp-Protocol-Version")
 	if len(header) != 1 || header[0] == "" {
 		return "", headerMismatch("MCP-Protocol-Version header must appear once")
+	}
+	if p != nil && p.ambiguous != "" {
+		// Decoders differ on which of the two counts (the Go SDK's takes
+		// the exact name, encoding/json any case, both the last): no header
+		// can be said to mirror it.
+		return "", headerMismatch("params hold " + strconv.Quote(p.ambiguous) + " more than once (repeated, or in another case)")
 	}
 	if p == nil || p.Meta == nil || p.Meta.ProtocolVersion == nil || p.Meta.ClientCapabilities == nil {
 		return "", jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "params._meta must carry io.modelcontextprotocol/protocolVersion and io.modelcontextprotocol/clientCapabilities")

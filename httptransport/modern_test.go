@@ -72,6 +72,24 @@ func TestModernValidation(t *testing.T) {
 		{"nested property mismatch", hdr("tools/call", "Mcp-Name", "headered", "Mcp-Param-Zone", "z2"), call("headered", `{"loc":{"zone":"z1"}}`), 400, jsonrpc.CodeHeaderMismatch},
 		{"null argument without header", hdr("tools/call", "Mcp-Name", "headered"), call("headered", `{"region":null}`), 200, 0},
 		{"null argument with header", hdr("tools/call", "Mcp-Name", "headered", "Mcp-Param-Region", "x"), call("headered", `{"region":null}`), 400, jsonrpc.CodeHeaderMismatch},
+		// A member a header mirrors, held twice: decoders differ on which
+		// counts (the Go SDK reads exact names, encoding/json folds case),
+		// so the header cannot be said to mirror it.
+		{"name also in another case", hdr("tools/call", "Mcp-Name", "echo"), `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"other","NAME":"echo",` + meta + `}}`, 400, jsonrpc.CodeHeaderMismatch},
+		{"name repeated", hdr("tools/call", "Mcp-Name", "echo"), `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","name":"other",` + meta + `}}`, 400, jsonrpc.CodeHeaderMismatch},
+		{"name repeated escaped", hdr("tools/call", "Mcp-Name", "echo"), `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","n\u0061me":"other",` + meta + `}}`, 400, jsonrpc.CodeHeaderMismatch},
+		{"arguments also in another case", hdr("tools/call", "Mcp-Name", "headered", "Mcp-Param-Region", "us"), `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"headered","arguments":{"region":"eu-west"},"ARGUMENTS":{"region":"us"},` + meta + `}}`, 400, jsonrpc.CodeHeaderMismatch},
+		{"argument also in another case", hdr("tools/call", "Mcp-Name", "headered", "Mcp-Param-Region", "eu-west"), call("headered", `{"region":"eu-west","REGION":"us"}`), 400, jsonrpc.CodeHeaderMismatch},
+		{"nested argument repeated", hdr("tools/call", "Mcp-Name", "headered", "Mcp-Param-Zone", "z1"), call("headered", `{"loc":{"zone":"z1","zone":"z2"}}`), 400, jsonrpc.CodeHeaderMismatch},
+		{"unmirrored argument in another case", hdr("tools/call", "Mcp-Name", "echo"), call("echo", `{"text":"x","TEXT":"y"}`), 200, 0},
+		{"_meta also in another case", hdr("server/discover"), discover(meta + `,"_META":{"io.modelcontextprotocol/protocolVersion":"v999","io.modelcontextprotocol/clientCapabilities":{}}`), 400, jsonrpc.CodeHeaderMismatch},
+		{"_meta version repeated", hdr("server/discover"), discover(`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/protocolVersion":"v999"}`), 400, jsonrpc.CodeHeaderMismatch},
+		{"_meta version null", hdr("server/discover"), discover(`"_meta":{"io.modelcontextprotocol/protocolVersion":null,"io.modelcontextprotocol/clientCapabilities":{}}`), 400, jsonrpc.CodeInvalidParams},
+		// Integers compare as numbers within ±(2^53−1) only (digest 2.4):
+		// beyond it two integers can be the same float64.
+		{"integer beyond 2^53-1", hdr("tools/call", "Mcp-Name", "headered", "Mcp-Param-Count", "9007199254740993"), call("headered", `{"count":9007199254740992}`), 400, jsonrpc.CodeHeaderMismatch},
+		{"integer 2^53-1", hdr("tools/call", "Mcp-Name", "headered", "Mcp-Param-Count", "9007199254740991"), call("headered", `{"count":9007199254740991}`), 200, 0},
+		{"negative integer", hdr("tools/call", "Mcp-Name", "headered", "Mcp-Param-Count", "-9007199254740991"), call("headered", `{"count":-9007199254740991}`), 200, 0},
 		{"removed method initialize", hdr("initialize"), `{"jsonrpc":"2.0","id":7,"method":"initialize","params":{` + meta + `}}`, 404, jsonrpc.CodeMethodNotFound},
 		{"removed method ping", hdr("ping"), `{"jsonrpc":"2.0","id":7,"method":"ping","params":{` + meta + `}}`, 404, jsonrpc.CodeMethodNotFound},
 		{"removed method logging/setLevel", hdr("logging/setLevel"), `{"jsonrpc":"2.0","id":7,"method":"logging/setLevel","params":{"level":"info",` + meta + `}}`, 404, jsonrpc.CodeMethodNotFound},
