@@ -76,6 +76,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	defer h.inflight.exit()
 	h.watchServer(r)
+	r = trimHeaders(r)
 	switch r.Method {
 	case http.MethodPost:
 		h.servePost(w, r)

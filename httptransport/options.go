@@ -76,7 +76,15 @@ type Options struct {
 	// HeaderFlushDelay is how long a POST may run without sending anything
 	// before the transport opens its SSE stream (status, headers and one
 	// comment), so that clients and proxies with a first-byte timeout see
-	// the response start. Zero means 1 second; negative disables it.
+	// the response start, and lifts the server's WriteTimeout for it. Zero
+	// means 1 second; negative means none (a silent stream then opens with
+	// its first keep-alive). A 2026-07-28 POST's errors carry HTTP statuses
+	// (404 for -32601, 400 for -32020/-32021/-32022) that an open stream
+	// can no longer send, so by default its stream is not opened at this
+	// delay, only freed of the server's WriteTimeout: it opens with its
+	// first message or keep-alive (KeepAlive), and only an error an engine
+	// returns after that much silence goes out as an SSE event under
+	// status 200. A positive HeaderFlushDelay opens 2026-07-28 streams too.
 	HeaderFlushDelay time.Duration
 
 	// WriteTimeout bounds each write on a stream. The server's own
@@ -167,6 +175,7 @@ type config struct {
 	retry            time.Duration
 	keepAlive        time.Duration
 	headerFlushDelay time.Duration
+	modernFlush      bool // 2026-07-28 POSTs open at headerFlushDelay too
 	writeTimeout     time.Duration
 	logger           *slog.Logger
 	legacyEndpoint   string
@@ -190,6 +199,7 @@ func newConfig(o *Options) config {
 		retry:            o.RetryInterval,
 		keepAlive:        orDefault(o.KeepAlive, 15*time.Second),
 		headerFlushDelay: orDefault(o.HeaderFlushDelay, time.Second),
+		modernFlush:      o.HeaderFlushDelay > 0,
 		writeTimeout:     orDefault(o.WriteTimeout, 30*time.Second),
 		logger:           o.Logger,
 		legacyEndpoint:   o.LegacyEndpoint,

@@ -38,6 +38,7 @@ type stream struct {
 	sw     *sse.Writer
 	accept acceptance
 	open   bool // SSE status and headers written on w
+	lifted bool // the server's write timeout is lifted for w (liftLocked)
 	ended  bool // the final message was written or the stream was cut
 
 	modern     bool
@@ -97,7 +98,9 @@ func (s *stream) tick() {
 		return
 	}
 	if s.w != nil {
-		if !s.open {
+		if !s.open && s.modern && !s.h.cfg.modernFlush && !s.lifted {
+			s.liftLocked()
+		} else if !s.open {
 			s.openLocked()
 		} else {
 			s.writeLocked(sse.Event{IsComment: true})
@@ -108,17 +111,30 @@ func (s *stream) tick() {
 	}
 }
 
+// liftLocked lifts the server's write timeout for a response not open yet,
+// as opening it would (a 2026-07-28 POST's stream opens with its first
+// message, so that its errors keep their statuses; see HeaderFlushDelay).
+// The response's writes get the per-write deadline from then on.
+func (s *stream) liftLocked() {
+	if s.sw == nil {
+		s.sw = sse.NewWriter(s.w)
+	}
+	_ = s.sw.SetWriteDeadline(time.Time{})
+	s.lifted = true
+}
+
 // openLocked writes the SSE status and headers, lifts the server's write
 // timeout for this response, and sends the priming event (2025-11-25 with
 // resumability) or a comment, so that a DATA frame follows the headers
 // through HTTP/2 proxies.
 func (s *stream) openLocked() {
-	s.openForLocked(false)
+	s.openForLocked(false, http.StatusOK)
 }
 
-// openForLocked opens the stream; when an event is written right after
-// (event set), the headers go out with it and no comment precedes it.
-func (s *stream) openForLocked(event bool) {
+// openForLocked opens the stream with status; when an event is written
+// right after (event set), the headers go out with it and no comment
+// precedes it.
+func (s *stream) openForLocked(event bool, status int) {
 	if s.sw == nil {
 		s.sw = sse.NewWriter(s.w)
 	}
@@ -130,7 +146,7 @@ func (s *stream) openForLocked(event bool) {
 	if s.header != nil {
 		s.header(h)
 	}
-	s.w.WriteHeader(http.StatusOK)
+	s.w.WriteHeader(status)
 	s.open = true
 	if s.timer != nil && s.h.cfg.keepAlive > 0 && !s.ended {
 		// Armed for the header flush: from now on it keeps the stream alive
@@ -235,7 +251,7 @@ func (s *stream) send(msg *jsonrpc.Message) error {
 		return nil
 	}
 	if s.w != nil && !s.open {
-		s.openForLocked(true)
+		s.openForLocked(true, http.StatusOK)
 	}
 	s.writeLocked(sse.Event{ID: s.nextIDLocked(data), HasID: s.resumable(), Name: s.eventName, Data: data})
 	return nil
@@ -249,7 +265,7 @@ func (s *stream) sendRaw(data []byte) {
 		return
 	}
 	if !s.open {
-		s.openForLocked(true)
+		s.openForLocked(true, http.StatusOK)
 	}
 	s.writeLocked(sse.Event{Name: s.eventName, Data: data})
 }
@@ -279,7 +295,8 @@ func (s *stream) finish(resp *jsonrpc.Message) {
 	}
 	if s.open || (!s.accept.json && s.accept.sse) {
 		if !s.open {
-			s.openForLocked(true)
+			// A client that takes only SSE gets the error's status on it.
+			s.openForLocked(true, s.status(resp.Error))
 		}
 		s.writeLocked(sse.Event{ID: s.nextIDLocked(data), HasID: s.resumable(), Name: s.eventName, Data: data})
 		s.detachParkedLocked()
@@ -288,6 +305,10 @@ func (s *stream) finish(resp *jsonrpc.Message) {
 	h := s.w.Header()
 	if s.header != nil {
 		s.header(h)
+	}
+	if s.lifted && s.h.cfg.writeTimeout > 0 {
+		_ = s.sw.SetWriteDeadline(time.Now().Add(s.h.cfg.writeTimeout))
+		defer s.sw.SetWriteDeadline(time.Time{})
 	}
 	writeJSON(s.w, s.status(resp.Error), data)
 }

@@ -1,0 +1,162 @@
+package httptransport
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpmount/mcpmount/jsonrpc"
+)
+
+// slowAnswerEngine answers the tools "late-404" and "late-cap" with -32601 and
+// -32021 after delay, and "late-ok" with a result; everything else goes to
+// the test engine.
+type slowAnswerEngine struct {
+	*testEngine
+	delay time.Duration
+}
+
+func (e slowAnswerEngine) Serve(ctx context.Context, call *Call) (*jsonrpc.Message, error) {
+	var p struct {
+		Name string `json:"name"`
+	}
+	_ = json.Unmarshal(call.Request.Params, &p)
+	if call.Request.Method != "tools/call" || !strings.HasPrefix(p.Name, "late-") {
+		return e.testEngine.Serve(ctx, call)
+	}
+	select {
+	case <-time.After(e.delay):
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	switch p.Name {
+	case "late-404":
+		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found")
+	case "late-cap":
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMissingRequiredClientCapability, Message: "elicitation required", Data: json.RawMessage(`{"requiredCapabilities":{"elicitation":{}}}`)}
+	}
+	return result(call.Request.ID, map[string]any{"text": "late"}), nil
+}
+
+func slowAnswerCall(name string) string {
+	return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + name + `","arguments":{},` + meta + `}}`
+}
+
+// TestModernErrorKeepsStatusAfterSilence: a 2026-07-28 call that stays
+// silent past the header flush delay does not have its SSE stream opened
+// by default, so an error the engine returns after it still goes out with
+// the status the spec gives it (digest 2.3, 2.6): 404 for -32601, 400 for
+// -32021. (The default delay is 1 s; the test shortens it.)
+func TestModernErrorKeepsStatusAfterSilence(t *testing.T) {
+	te := newTestEngine()
+	s := startServer(t, te, nil, nil, false)
+	s.h.engine = slowAnswerEngine{te, 150 * time.Millisecond}
+	s.h.cfg.headerFlushDelay = 20 * time.Millisecond
+	for _, tc := range []struct {
+		tool   string
+		status int
+		code   int64
+	}{
+		{"late-404", http.StatusNotFound, jsonrpc.CodeMethodNotFound},
+		{"late-cap", http.StatusBadRequest, jsonrpc.CodeMissingRequiredClientCapability},
+	} {
+		h := modernHeaders("tools/call")
+		h.Set("Mcp-Name", tc.tool)
+		resp, body := s.do("POST", h, slowAnswerCall(tc.tool))
+		if resp.StatusCode != tc.status || resp.Header.Get("Content-Type") != "application/json" {
+			t.Errorf("%s: %d %s, want %d application/json; body %q", tc.tool, resp.StatusCode, resp.Header.Get("Content-Type"), tc.status, body)
+			continue
+		}
+		if _, code, _ := rpcError(t, body); code != tc.code {
+			t.Errorf("%s: code %d, want %d", tc.tool, code, tc.code)
+		}
+	}
+}
+
+// TestModernFlushDelayOptIn: a HeaderFlushDelay that is set opens silent
+// 2026-07-28 streams too, and an error after it is an SSE event under 200.
+func TestModernFlushDelayOptIn(t *testing.T) {
+	te := newTestEngine()
+	s := startServer(t, te, &Options{HeaderFlushDelay: 20 * time.Millisecond}, nil, false)
+	s.h.engine = slowAnswerEngine{te, 150 * time.Millisecond}
+	h := modernHeaders("tools/call")
+	h.Set("Mcp-Name", "late-404")
+	resp, body := s.do("POST", h, slowAnswerCall("late-404"))
+	wantSSEError(t, resp, body, http.StatusOK, jsonrpc.CodeMethodNotFound)
+}
+
+// wantSSEError checks that resp is an SSE stream with status carrying one
+// message, an error with code.
+func wantSSEError(t *testing.T, resp *http.Response, body string, status int, code int64) {
+	t.Helper()
+	if resp.StatusCode != status || resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("%d %s, want %d text/event-stream; body %q", resp.StatusCode, resp.Header.Get("Content-Type"), status, body)
+	}
+	msgs := messages(t, events(t, body))
+	if len(msgs) != 1 || msgs[0].Error == nil || msgs[0].Error.Code != code {
+		t.Fatalf("events %q, want one error %d", body, code)
+	}
+}
+
+// TestModernCallOutlivesServerWriteTimeout: a 2026-07-28 call silent for
+// longer than the server's WriteTimeout still gets its answer (as JSON,
+// its stream never opened): the header flush delay lifts the server's
+// timeout, as it did when it opened the stream.
+func TestModernCallOutlivesServerWriteTimeout(t *testing.T) {
+	for _, h2 := range []bool{false, true} {
+		te := newTestEngine()
+		h := New(slowAnswerEngine{te, 600 * time.Millisecond}, nil)
+		h.cfg.headerFlushDelay = 50 * time.Millisecond
+		srv := httptest.NewUnstartedServer(h)
+		srv.Config.WriteTimeout = 300 * time.Millisecond
+		if h2 {
+			srv.EnableHTTP2 = true
+			srv.StartTLS()
+		} else {
+			srv.Start()
+		}
+		t.Cleanup(func() {
+			_ = h.Shutdown(context.Background())
+			srv.Close()
+		})
+		s := &server{t: t, h: h, engine: te, srv: srv, client: srv.Client(), url: srv.URL + "/mcp"}
+		hdr := modernHeaders("tools/call")
+		hdr.Set("Mcp-Name", "late-ok")
+		resp, body := s.do("POST", hdr, slowAnswerCall("late-ok"))
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "application/json" || !strings.Contains(body, `"text":"late"`) {
+			t.Fatalf("HTTP/2 %v: %d %s %q, want the result as JSON", h2, resp.StatusCode, resp.Header.Get("Content-Type"), body)
+		}
+	}
+}
+
+// TestModernSSEOnlyClientGetsErrorStatus: a client whose Accept lists only
+// text/event-stream gets its error as SSE, with the error's status.
+func TestModernSSEOnlyClientGetsErrorStatus(t *testing.T) {
+	s := newServer(t, nil)
+	h := modernHeaders("foo/bar")
+	h.Set("Accept", "text/event-stream")
+	resp, body := s.do("POST", h, `{"jsonrpc":"2.0","id":7,"method":"foo/bar","params":{`+meta+`}}`)
+	wantSSEError(t, resp, body, http.StatusNotFound, jsonrpc.CodeMethodNotFound)
+}
+
+// TestModernHeaderWhitespaceHTTP2: whitespace around MCP header values is
+// ignored (digest 2.4, RFC 9110 §5.5) over HTTP/2 too, where net/http
+// hands values over as sent.
+func TestModernHeaderWhitespaceHTTP2(t *testing.T) {
+	s := startServer(t, newTestEngine(), nil, nil, true)
+	h := modernHeaders("tools/call")
+	h.Set("Mcp-Method", "tools/call\t")
+	h.Set("Mcp-Name", " echo ")
+	h.Set("Mcp-Protocol-Version", " "+Version20260728)
+	resp, body := s.do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"ok"},`+meta+`}}`)
+	if resp.ProtoMajor != 2 {
+		t.Fatalf("not HTTP/2: %s", resp.Proto)
+	}
+	if resp.StatusCode != http.StatusOK || !strings.Contains(body, `"text":"ok"`) {
+		t.Fatalf("status %d, want 200; body %s", resp.StatusCode, body)
+	}
+}
