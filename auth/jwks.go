@@ -112,11 +112,14 @@ func (s *jwksSource) key(ctx context.Context, t *jwt.Token) (any, error) {
 	if !hasKID {
 		return s.keySet(ctx, alg)
 	}
-	jwk, err := s.cache.KeyRead(ctx, kid)
-	if errors.Is(err, jwkset.ErrKeyNotFound) {
-		jwk, err = s.refreshFor(ctx, kid)
+	keys, named, err := s.cached(ctx, alg, kid, true)
+	if err == nil && !named {
+		if err = s.refresh(ctx, kid); err == nil {
+			keys, named, err = s.cached(ctx, alg, kid, true)
+		}
 	}
-	if err != nil {
+	switch {
+	case err != nil:
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return nil, Unavailable(0, fmt.Errorf("look up signing key: %w", ctxErr))
 		}
@@ -124,65 +127,92 @@ func (s *jwksSource) key(ctx context.Context, t *jwt.Token) (any, error) {
 		if errors.As(err, &unavailable) {
 			return nil, unavailable
 		}
-		if !s.health.healthy() {
-			return nil, Unavailable(s.retryAfter(), fmt.Errorf("look up signing key, JWKS unreachable: %w", err))
-		}
-		return nil, InvalidToken("unknown signing key", fmt.Errorf("look up signing key: %w", err))
+		return nil, Unavailable(0, fmt.Errorf("look up signing key %q: %w", kid, err))
+	case !named && !s.health.healthy():
+		return nil, Unavailable(s.retryAfter(), fmt.Errorf("look up signing key %q: JWKS unreachable", kid))
+	case !named:
+		return nil, InvalidToken("unknown signing key", fmt.Errorf("look up signing key %q: not in the JWK Set", kid))
+	case len(keys.Keys) == 0:
+		return nil, InvalidToken("signing key does not match algorithm", fmt.Errorf("no key %q fits algorithm %s", kid, alg))
+	case len(keys.Keys) == 1:
+		return keys.Keys[0], nil
 	}
-	key, err := usableKey(jwk, alg)
-	if err != nil {
-		return nil, InvalidToken("signing key does not match algorithm", err)
-	}
-	return key, nil
+	// Keys of different types may share a key ID (RFC 7517 section 4.5).
+	return keys, nil
 }
 
-// refreshFor fetches the JWK Set again for a key ID not in the cache, if
-// the unknown-kid rate limit allows, and looks the key up in it. When the
-// limit refuses, the key may still have been rotated in since the last
-// fetch: that is no proof the token is bad (a 401 would make the client
-// discard a good token), so the answer is ErrUnavailable with the time
-// until the next refresh is allowed, or a second when a refresh is in
-// flight that may bring the key. (Tokens whose claims are unacceptable
-// were refused before any key lookup.)
-func (s *jwksSource) refreshFor(ctx context.Context, kid string) (jwkset.JWK, error) {
+// cached returns the cached keys that may verify alg: with key ID kid if
+// byKID, all of them otherwise. named reports whether the cache holds any
+// key with that ID (byKID) or any key fitting alg (not byKID): when it is
+// false, a refresh may bring one.
+func (s *jwksSource) cached(ctx context.Context, alg, kid string, byKID bool) (keys jwt.VerificationKeySet, named bool, err error) {
+	all, err := s.cache.KeyReadAll(ctx)
+	if err != nil {
+		return keys, false, fmt.Errorf("read cached keys: %w", err)
+	}
+	for _, jwk := range all {
+		if byKID && jwk.Marshal().KID != kid {
+			continue
+		}
+		if byKID {
+			named = true
+		}
+		if k, err := usableKey(jwk, alg); err == nil {
+			keys.Keys = append(keys.Keys, k)
+		}
+	}
+	return keys, named || len(keys.Keys) > 0, nil
+}
+
+// refresh fetches the JWK Set again for a token whose key the cache does
+// not hold (kid: its key ID, or "" for a token without one), if the
+// refresh rate limit allows, and returns once the fetch is over, whatever
+// it brought. When the limit refuses, the key may still have been rotated
+// in since the last fetch: that is no proof the token is bad (a 401 would
+// make the client discard a good token), so the answer is ErrUnavailable
+// with the time until the next refresh is allowed, or a second when a
+// refresh is in flight that may bring the key, unless that refresh has
+// just brought it. (Tokens whose claims are unacceptable were refused
+// before any key lookup.)
+func (s *jwksSource) refresh(ctx context.Context, kid string) error {
 	if !s.allowRefresh(ctx) {
 		busy := s.refreshing.Load() > 0 // before the re-read, so a refresh ending between them is seen
-		if jwk, err := s.cache.KeyRead(ctx, kid); err == nil {
-			return jwk, nil // a concurrent refresh just brought it
+		if kid != "" {
+			if _, named, err := s.cached(ctx, "", kid, true); err == nil && named {
+				return nil // a concurrent refresh just brought it
+			}
 		}
 		retry := s.retryAfter()
 		if busy {
 			retry = time.Second
 		}
-		return jwkset.JWK{}, Unavailable(retry, fmt.Errorf("look up signing key %q: JWKS refresh rate-limited", kid))
+		return Unavailable(retry, fmt.Errorf("look up signing key %q: JWKS refresh rate-limited", kid))
 	}
 	// The refresh runs on the verifier's lifetime, bounded by the fetch
 	// timeout, not on the caller's context: a caller whose deadline is
 	// shorter than the fetch gets its answer in time, while the fetch goes
 	// on, fills the cache for the next request, and is not taken for the
 	// key server being down.
-	type found struct {
-		jwk jwkset.JWK
-		err error
-	}
-	done := make(chan found, 1)
+	done := make(chan struct{})
 	go func() {
-		jwk, err := s.refresher.KeyRead(s.lifetime, kid)
+		// jwkset refreshes on a key ID it does not hold: one with a NUL,
+		// which no JWK Set names, for a token without one.
+		_, _ = s.refresher.KeyRead(s.lifetime, kid+"\x00")
 		// No longer in flight (counted by allowRefresh) before anyone
 		// hears of the result: a request right after it must not be told
 		// to retry in a second for a refresh that is over.
 		s.refreshing.Add(-1)
-		done <- found{jwk, err}
+		close(done)
 	}()
 	select {
-	case f := <-done:
-		if f.err != nil && s.lifetime.Err() != nil {
+	case <-done:
+		if s.lifetime.Err() != nil {
 			// Close cut the refresh short: no verdict on the token.
-			return jwkset.JWK{}, Unavailable(0, ErrClosed)
+			return Unavailable(0, ErrClosed)
 		}
-		return f.jwk, f.err
+		return nil
 	case <-ctx.Done():
-		return jwkset.JWK{}, Unavailable(time.Second, fmt.Errorf("look up signing key %q: %w", kid, ctx.Err()))
+		return Unavailable(time.Second, fmt.Errorf("look up signing key %q: %w", kid, ctx.Err()))
 	}
 }
 
@@ -205,25 +235,37 @@ func (s *jwksSource) allowRefresh(ctx context.Context) bool {
 	return true
 }
 
-// keySet returns every cached key that fits alg, for tokens without "kid".
+// keySet returns every cached key that fits alg, for tokens without "kid";
+// with none, the JWK Set is fetched again (rate-limited, as for an unknown
+// key ID), so that such tokens recover from a key server that was down.
 func (s *jwksSource) keySet(ctx context.Context, alg string) (any, error) {
-	all, err := s.cache.KeyReadAll(ctx)
-	if err != nil {
-		return nil, Unavailable(0, fmt.Errorf("read cached keys: %w", err))
-	}
-	var set jwt.VerificationKeySet
-	for _, jwk := range all {
-		if k, err := usableKey(jwk, alg); err == nil {
-			set.Keys = append(set.Keys, k)
+	keys, _, err := s.cached(ctx, alg, "", false)
+	if err == nil && len(keys.Keys) == 0 {
+		if err = s.refresh(ctx, ""); err == nil {
+			keys, _, err = s.cached(ctx, alg, "", false)
 		}
 	}
-	if len(set.Keys) > 0 {
-		return set, nil
-	}
-	if !s.health.healthy() {
+	switch {
+	case err != nil:
+		var unavailable *UnavailableError
+		if errors.As(err, &unavailable) {
+			return nil, unavailable
+		}
+		return nil, Unavailable(0, err)
+	case len(keys.Keys) > 0:
+		return keys, nil
+	case !s.health.healthy():
 		return nil, Unavailable(s.retryAfter(), errors.New("no cached key and JWKS unreachable"))
 	}
 	return nil, InvalidToken("unknown signing key", fmt.Errorf("no cached key fits algorithm %s", alg))
+}
+
+// refreshKeys fetches the JWK Set again, if the rate limit allows, for a
+// token without "kid" whose signature no cached key verified: the key
+// server may have rotated to a new key. It reports whether a fetch was
+// made (a token is then worth verifying again).
+func (s *jwksSource) refreshKeys(ctx context.Context) bool {
+	return s.refresh(ctx, "") == nil
 }
 
 // usableKey returns the public key of jwk if the JWK may verify alg.
@@ -313,21 +355,55 @@ func (t *healthTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	case len(body) > maxJWKSBytes:
 		t.health.record(false)
 		return nil, fmt.Errorf("JWK Set larger than %d bytes", maxJWKSBytes)
-	case !isJWKSet(body):
+	}
+	body, err = usableKeys(body)
+	if err != nil {
 		t.health.record(false)
-		return nil, errors.New(`not a JWK Set: no "keys" array`)
+		return nil, err
 	}
 	t.health.record(true)
 	resp.Body = io.NopCloser(bytes.NewReader(body))
 	return resp, nil
 }
 
-// isJWKSet reports whether body is a JSON object with a "keys" array.
-func isJWKSet(body []byte) bool {
+// usableKeys returns the JWK Set body with only the keys that can be read
+// (RFC 7517 section 5: members missing, values out of range, a "use" of
+// another kind are to be ignored): jwkset would otherwise refuse the whole
+// set for one such key, and every token would go unverified. It fails for
+// a body that is not a JWK Set (an object with a "keys" array) and for a
+// set whose keys are all unreadable.
+func usableKeys(body []byte) ([]byte, error) {
 	var set struct {
 		Keys *[]json.RawMessage `json:"keys"`
 	}
-	return json.Unmarshal(body, &set) == nil && set.Keys != nil
+	if json.Unmarshal(body, &set) != nil || set.Keys == nil {
+		return nil, errors.New(`not a JWK Set: no "keys" array`)
+	}
+	keys := *set.Keys
+	kept := make([]json.RawMessage, 0, len(keys))
+	for _, raw := range keys {
+		var m jwkset.JWKMarshal
+		if json.Unmarshal(raw, &m) != nil {
+			continue
+		}
+		if _, err := jwkset.NewJWKFromMarshal(m, jwkset.JWKMarshalOptions{Private: true}, jwkset.JWKValidateOptions{}); err != nil {
+			continue
+		}
+		kept = append(kept, raw)
+	}
+	switch {
+	case len(kept) == len(keys):
+		return body, nil
+	case len(kept) == 0:
+		return nil, fmt.Errorf("none of the %d keys of the JWK Set can be read", len(keys))
+	}
+	out, err := json.Marshal(struct {
+		Keys []json.RawMessage `json:"keys"`
+	}{kept})
+	if err != nil {
+		return nil, fmt.Errorf("rewrite JWK Set: %w", err)
+	}
+	return out, nil
 }
 
 // positiveOr returns d if it is positive and def otherwise.

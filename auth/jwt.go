@@ -39,7 +39,7 @@ const (
 	// DefaultRefreshInterval is the period of the background JWKS refresh.
 	DefaultRefreshInterval = time.Hour
 	// DefaultRefreshRateLimit is the minimum time between two JWKS
-	// refreshes triggered by tokens with an unknown key ID.
+	// refreshes triggered by tokens (an unknown key ID, or none).
 	DefaultRefreshRateLimit = time.Minute
 )
 
@@ -99,9 +99,14 @@ type JWTOptions struct {
 	// ErrInvalidToken, since its key may have been rotated in since the
 	// last refresh, with a retry hint of the time until the next refresh
 	// is allowed (a second while another request's refresh is in flight).
-	// Tokens whose claims fail (expired, another issuer or audience) are
-	// refused before any key lookup and never refresh. The zero value
-	// means DefaultRefreshRateLimit.
+	// Tokens without a key ID share the limit: one finds a refresh when no
+	// cached key fits its algorithm (as for an unknown key ID), or when no
+	// cached key verifies its signature (the key server may have rotated
+	// keys; the token is then tried once more, and refused with
+	// ErrInvalidToken if the refresh is not allowed). Tokens whose claims
+	// fail (expired, another issuer or audience) are refused before any
+	// key lookup and never refresh. The zero value means
+	// DefaultRefreshRateLimit.
 	RefreshRateLimit time.Duration
 
 	// Logger receives JWKS refresh failures. The zero value means
@@ -132,8 +137,10 @@ type JWTVerifier struct {
 // fetches the key set once before returning, bounded by FetchTimeout; a
 // failed first fetch is logged, not returned, so that the resource server
 // can start while the authorization server is down (requests then get 503
-// until a fetch succeeds). The background refresh stops when ctx is done or
-// Close is called, whichever comes first.
+// until a fetch succeeds). ctx is the verifier's lifetime: once it is done
+// the verifier is closed, as by Close (the background refresh stops and
+// Verify fails with ErrUnavailable, static Keys or not), so pass one that
+// lasts as long as the server, not a start-up deadline.
 func NewJWTVerifier(ctx context.Context, opts *JWTOptions) (*JWTVerifier, error) {
 	if opts == nil {
 		return nil, errors.New("auth: new JWT verifier: options are required")
@@ -222,8 +229,28 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string) (*identity.Info,
 	if token == "" {
 		return nil, InvalidToken("empty token", nil)
 	}
-	claims := jwt.MapClaims{}
-	_, err := v.parser.ParseWithClaims(token, claims, func(t *jwt.Token) (any, error) {
+	claims, kidless, err := v.parse(ctx, token)
+	if kidless && errors.Is(err, jwt.ErrTokenSignatureInvalid) {
+		// No cached key verified a token that names none: the key server
+		// may have rotated keys since the last fetch. Fetched again (as
+		// the rate limit allows), the keys get one more try; when the limit
+		// refuses, the answer stays 401, since a bad signature is the
+		// likelier story for a token that names no key.
+		if r, ok := v.keys.(keyRefresher); ok && r.refreshKeys(ctx) {
+			claims, _, err = v.parse(ctx, token)
+		}
+	}
+	if err != nil {
+		return nil, classifyJWTError(ctx, err)
+	}
+	return infoFromClaims(claims)
+}
+
+// parse verifies token's signature and claims; kidless reports a token
+// whose header names no key.
+func (v *JWTVerifier) parse(ctx context.Context, token string) (claims jwt.MapClaims, kidless bool, err error) {
+	claims = jwt.MapClaims{}
+	_, err = v.parser.ParseWithClaims(token, claims, func(t *jwt.Token) (any, error) {
 		if err := checkNoCrit(t); err != nil {
 			return nil, err
 		}
@@ -233,12 +260,11 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string) (*identity.Info,
 		if err := v.validator.Validate(t.Claims); err != nil {
 			return nil, err
 		}
+		_, named := t.Header["kid"]
+		kidless = !named
 		return v.keys.key(ctx, t)
 	})
-	if err != nil {
-		return nil, classifyJWTError(ctx, err)
-	}
-	return infoFromClaims(claims)
+	return claims, kidless, err
 }
 
 // checkNoCrit refuses a token whose JWS header has "crit". RFC 7515

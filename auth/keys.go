@@ -23,6 +23,12 @@ type keySource interface {
 	close()
 }
 
+// keyRefresher is a keySource whose keys can be fetched again: for a token
+// without "kid" whose signature no cached key verified.
+type keyRefresher interface {
+	refreshKeys(ctx context.Context) bool
+}
+
 // tokenKID returns the "kid" header of t. ok is false when there is none;
 // err is set when it is present but not a string.
 func tokenKID(t *jwt.Token) (kid string, ok bool, err error) {
