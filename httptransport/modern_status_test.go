@@ -104,10 +104,20 @@ func wantSSEError(t *testing.T, resp *http.Response, body string, status int, co
 
 // TestModernCallOutlivesServerWriteTimeout: a 2026-07-28 call silent for
 // longer than the server's WriteTimeout still gets its answer (as JSON,
-// its stream never opened): the header flush delay lifts the server's
-// timeout, as it did when it opened the stream.
+// its stream never opened), whether the client could take SSE or not:
+// the header flush delay lifts the server's timeout, as opening the stream
+// does.
 func TestModernCallOutlivesServerWriteTimeout(t *testing.T) {
-	for _, h2 := range []bool{false, true} {
+	for _, tc := range []struct {
+		h2     bool
+		accept string
+	}{
+		{false, "application/json, text/event-stream"},
+		{true, "application/json, text/event-stream"},
+		{false, "application/json"},
+		{true, "application/json"},
+	} {
+		h2 := tc.h2
 		te := newTestEngine()
 		h := New(slowAnswerEngine{te, 600 * time.Millisecond}, nil)
 		h.cfg.headerFlushDelay = 50 * time.Millisecond
@@ -126,9 +136,10 @@ func TestModernCallOutlivesServerWriteTimeout(t *testing.T) {
 		s := &server{t: t, h: h, engine: te, srv: srv, client: srv.Client(), url: srv.URL + "/mcp"}
 		hdr := modernHeaders("tools/call")
 		hdr.Set("Mcp-Name", "late-ok")
+		hdr.Set("Accept", tc.accept)
 		resp, body := s.do("POST", hdr, slowAnswerCall("late-ok"))
 		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "application/json" || !strings.Contains(body, `"text":"late"`) {
-			t.Fatalf("HTTP/2 %v: %d %s %q, want the result as JSON", h2, resp.StatusCode, resp.Header.Get("Content-Type"), body)
+			t.Fatalf("HTTP/2 %v, Accept %q: %d %s %q, want the result as JSON", h2, tc.accept, resp.StatusCode, resp.Header.Get("Content-Type"), body)
 		}
 	}
 }

@@ -32,14 +32,15 @@ var ErrNoStream = errors.New("httptransport: no stream to the client for this re
 // All writes happen under mu, from the engine's goroutines and the
 // keep-alive timer alike.
 type stream struct {
-	h      *Handler
-	mu     sync.Mutex
-	w      http.ResponseWriter // nil while no response is attached
-	sw     *sse.Writer
-	accept acceptance
-	open   bool // SSE status and headers written on w
-	lifted bool // the server's write timeout is lifted for w (liftLocked)
-	ended  bool // the final message was written or the stream was cut
+	h        *Handler
+	mu       sync.Mutex
+	w        http.ResponseWriter // nil while no response is attached
+	sw       *sse.Writer
+	accept   acceptance
+	open     bool // SSE status and headers written on w
+	lifted   bool // the server's write timeout is lifted for w (liftLocked)
+	liftOnly bool // the header flush delay lifts the write timeout, not opens (startTimer)
+	ended    bool // the final message was written or the stream was cut
 
 	modern     bool
 	standalone bool // a GET stream: no final response
@@ -74,23 +75,30 @@ func (h *Handler) newStream(w http.ResponseWriter, accept acceptance, modern boo
 }
 
 // startTimer arms the early header flush, or the keep-alive on an open
-// stream, unless a timer runs already.
+// stream, unless a timer runs already. A response that cannot open as SSE
+// (the client takes only JSON), or a 2026-07-28 one (see HeaderFlushDelay),
+// only has the server's write timeout lifted at the header flush delay.
 func (s *stream) startTimer() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.timer != nil || s.ended || !s.accept.sse || s.relay != nil {
+	if s.timer != nil || s.ended || s.relay != nil {
 		return // a relayed stream (batch member, 2024-11-05 call) has no response of its own
 	}
 	d := s.h.cfg.headerFlushDelay
+	s.liftOnly = !s.accept.sse || (s.modern && !s.h.cfg.modernFlush)
 	if s.open || d == 0 {
-		d = s.h.cfg.keepAlive
+		if !s.accept.sse {
+			return
+		}
+		d, s.liftOnly = s.h.cfg.keepAlive, false
 	}
 	if d > 0 {
 		s.timer = time.AfterFunc(d, s.tick)
 	}
 }
 
-// tick opens a stream that has stayed silent, or sends a keep-alive comment.
+// tick opens a stream that has stayed silent (or lifts the server's write
+// timeout for it: liftOnly), or sends a keep-alive comment.
 func (s *stream) tick() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -98,23 +106,27 @@ func (s *stream) tick() {
 		return
 	}
 	if s.w != nil {
-		if !s.open && s.modern && !s.h.cfg.modernFlush && !s.lifted {
-			s.liftLocked()
-		} else if !s.open {
-			s.openLocked()
-		} else {
+		switch {
+		case s.open:
 			s.writeLocked(sse.Event{IsComment: true})
+		case s.liftOnly:
+			s.liftLocked()
+		default:
+			s.openLocked()
 		}
 	}
-	if s.h.cfg.keepAlive > 0 {
+	s.liftOnly = false
+	if s.h.cfg.keepAlive > 0 && s.accept.sse {
 		s.timer.Reset(s.h.cfg.keepAlive)
+	} else {
+		s.timer = nil // done: a response attached later arms its own
 	}
 }
 
 // liftLocked lifts the server's write timeout for a response not open yet,
 // as opening it would (a 2026-07-28 POST's stream opens with its first
-// message, so that its errors keep their statuses; see HeaderFlushDelay).
-// The response's writes get the per-write deadline from then on.
+// message, so that its errors keep their statuses, see HeaderFlushDelay; a
+// JSON-only client's never opens). Its answer gets the per-write deadline.
 func (s *stream) liftLocked() {
 	if s.sw == nil {
 		s.sw = sse.NewWriter(s.w)
@@ -467,7 +479,7 @@ func (s *stream) attach(w http.ResponseWriter, after int, replay, closeConn bool
 	s.w, s.sw = w, sse.NewWriter(w)
 	s.release = release
 	s.accept.sse = true
-	s.open = false
+	s.open, s.lifted, s.liftOnly = false, false, false
 	// Open without a priming event: the client already has an id.
 	s.priming = false
 	s.openLocked()
