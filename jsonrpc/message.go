@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Version is the only JSON-RPC version MCP speaks.
@@ -114,10 +115,43 @@ func Decode(data []byte) (*Message, error) {
 		}
 		return bad, &Error{Code: CodeInvalidRequest, Message: "invalid request: " + err.Error()}
 	}
+	if name := foldedMember(data); name != "" {
+		// encoding/json matched it to a member; JSON-RPC names are exact.
+		return &Message{ID: m.ID}, &Error{Code: CodeInvalidRequest, Message: fmt.Sprintf("invalid request: member %q is not %q (names are case-sensitive)", name, strings.ToLower(name))}
+	}
 	if err := m.validate(); err != nil {
 		return m, err
 	}
 	return m, nil
+}
+
+// memberNames are the members of a JSON-RPC message.
+var memberNames = [...]string{"jsonrpc", "id", "method", "params", "result", "error"}
+
+// foldedMember returns the first member name of the JSON object data that
+// differs from a JSON-RPC member name in case only, or "".
+func foldedMember(data []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return ""
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		key, _ := t.(string)
+		for _, name := range memberNames {
+			if key != name && strings.EqualFold(key, name) {
+				return key
+			}
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return ""
+		}
+	}
+	return ""
 }
 
 // DecodeBatch parses a body that may be a single message or a batch array

@@ -134,3 +134,24 @@ func TestNullIDEncodes(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeCaseFoldedMembers: member names are exact ("JSONRPC" is not
+// "jsonrpc"), although encoding/json, the slow path, folds case.
+func TestDecodeCaseFoldedMembers(t *testing.T) {
+	for _, body := range []string{
+		`{"JSONRPC":"2.0","id":1,"method":"x"}`,
+		`{"jsonrpc":"2.0","ID":1,"method":"x"}`,
+		`{"jsonrpc":"2.0","id":1,"Method":"x"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"x","Params":{}}`,
+		`{"jsonrpc":"2.0","id":1,"Result":{}}`,
+	} {
+		_, err := Decode([]byte(body))
+		var e *Error
+		if !errors.As(err, &e) || e.Code != CodeInvalidRequest {
+			t.Errorf("Decode(%s) = %v, want -32600", body, err)
+		}
+	}
+	if _, err := Decode([]byte(`{"jsonrpc":"2.0","id":1,"method":"x","Name":"y"}`)); err != nil {
+		t.Errorf("a member that is no JSON-RPC name: %v", err)
+	}
+}
