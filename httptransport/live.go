@@ -60,7 +60,7 @@ func (h *Handler) newLiveSession(sess *Session, owner string) *liveSession {
 	st := h.newStream(nil, acceptance{sse: true}, false)
 	// Its id carries the instance's tag like call streams' ids, so event
 	// ids stay unique in a session served by several instances (digest 1.6).
-	ls.tag = h.tag + newSessionID()[:copyTagLen]
+	ls.tag = h.tag + newCopyTag()
 	st.standalone, st.sess, st.id = true, ls, ls.tag+"0" // see isStandaloneID
 	ls.standalone = st
 	return ls

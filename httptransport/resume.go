@@ -53,16 +53,43 @@ func (h *Handler) streamFor(r *http.Request, ls *liveSession, lastID string) (st
 
 // isStandaloneID reports whether a stream id is the standalone stream of
 // some instance's copy of the session: a tag like a liveSession's followed
-// by "0" (call streams count from 1), or, from instances of the previous
-// release (a rolling upgrade), an instance tag followed by "0".
+// by "0" (call streams count from 1), or, from instances of an earlier
+// release (a rolling upgrade), an instance tag followed by "0". Call stream
+// ids of that earlier release (an instance tag and a stream number) are as
+// long as a copy's standalone id from stream 10000 on: a copy tag holds a
+// letter (newCopyTag), a stream number none.
 func (h *Handler) isStandaloneID(id string) bool {
 	n := len(id)
-	return (n == len(h.tag)+copyTagLen+1 || n == len(h.tag)+1) && id[n-1] == '0'
+	switch n {
+	case len(h.tag) + copyTagLen + 1:
+		return id[n-1] == '0' && !allDigits(id[len(h.tag):n-1])
+	case len(h.tag) + 1:
+		return id[n-1] == '0'
+	}
+	return false
 }
 
 // copyTagLen is the length of the part of a liveSession's tag that tells
 // one copy of a session on an instance from another.
 const copyTagLen = 4
+
+// newCopyTag returns a random copy tag, never all digits (isStandaloneID).
+func newCopyTag() string {
+	for {
+		if t := newSessionID()[:copyTagLen]; !allDigits(t) {
+			return t
+		}
+	}
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
 
 func parseEventID(id string) (stream string, index int, ok bool) {
 	stream, n, found := strings.Cut(id, "_")

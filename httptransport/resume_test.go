@@ -347,8 +347,10 @@ func TestGETGetsWhatWaited(t *testing.T) {
 }
 
 // TestStandaloneIDs: the ids of standalone streams are told from call
-// streams', in this release's form and in the previous one's (instance tag
-// only), so that a GET resuming across a rolling upgrade finds its events.
+// streams', in this release's form and in the earlier one's (instance tag
+// only), so that a GET resuming across a rolling upgrade finds its events
+// and never gets a call's (the earlier release's call stream 10000 is as
+// long as a copy's standalone id).
 func TestStandaloneIDs(t *testing.T) {
 	h := New(newTestEngine(), nil)
 	ls := h.newLiveSession(&Session{ID: "S", Version: Version20251125}, "")
@@ -362,11 +364,19 @@ func TestStandaloneIDs(t *testing.T) {
 		"QWERTY1":              false,
 		"QWERTY10":             false,
 		"QWERTYABCD0":          true, // another instance's copy
+		"QWERTY2A3B0":          true,
 		"QWERTYABCD20":         false,
+		"QWERTY10000":          false, // the previous release's call stream 10000
+		"QWERTY12340":          false,
 		strings.Repeat("A", 3): false,
 	} {
 		if got := h.isStandaloneID(id); got != want {
 			t.Errorf("isStandaloneID(%q) = %v, want %v", id, got, want)
+		}
+	}
+	for range 10000 { // base32 tags were all digits one time in 800
+		if tag := newCopyTag(); allDigits(tag) {
+			t.Fatalf("copy tag %q is all digits", tag)
 		}
 	}
 }
