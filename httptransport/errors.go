@@ -26,15 +26,18 @@ var (
 	// 2025 sessions (digest 1.8): 400 without an id, 404 for unknown ones.
 	errSessionMissing  = refusal(http.StatusBadRequest, jsonrpc.CodeServerError, "Mcp-Session-Id header required")
 	errSessionNotFound = refusal(http.StatusNotFound, jsonrpc.CodeSessionNotFound, "session not found")
-	errSessionHeader   = refusal(http.StatusBadRequest, jsonrpc.CodeServerError, "Mcp-Session-Id must appear once and hold visible ASCII")
-	errSessionsOff     = refusal(http.StatusMethodNotAllowed, jsonrpc.CodeServerError, "sessions are disabled on this endpoint")
-	errStreamConflict  = refusal(http.StatusConflict, jsonrpc.CodeServerError, "the session's stream is already open")
-	errUnknownEventID  = refusal(http.StatusBadRequest, jsonrpc.CodeServerError, "Last-Event-ID names no stream of this session")
-	errBatchNotAllowed = refusal(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "batches are accepted only from 2025-03-26 clients")
-	errInitInBatch     = refusal(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "initialize must not be part of a batch")
-	errReinitialize    = refusal(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "session already initialized")
-	errModernGet       = refusal(http.StatusMethodNotAllowed, jsonrpc.CodeServerError, "method not allowed")
-	errModernBody      = refusal(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "a 2026-07-28 body must be one request or notification")
+	// Our choice: a session the store or the engine could not bring up here
+	// is not known to be gone, so no 404 (which makes clients start over).
+	errSessionUnavailable = refusal(http.StatusServiceUnavailable, jsonrpc.CodeServerError, "session temporarily unavailable")
+	errSessionHeader      = refusal(http.StatusBadRequest, jsonrpc.CodeServerError, "Mcp-Session-Id must appear once and hold visible ASCII")
+	errSessionsOff        = refusal(http.StatusMethodNotAllowed, jsonrpc.CodeServerError, "sessions are disabled on this endpoint")
+	errStreamConflict     = refusal(http.StatusConflict, jsonrpc.CodeServerError, "the session's stream is already open")
+	errUnknownEventID     = refusal(http.StatusBadRequest, jsonrpc.CodeServerError, "Last-Event-ID names no stream of this session")
+	errBatchNotAllowed    = refusal(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "batches are accepted only from 2025-03-26 clients")
+	errInitInBatch        = refusal(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "initialize must not be part of a batch")
+	errReinitialize       = refusal(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "session already initialized")
+	errModernGet          = refusal(http.StatusMethodNotAllowed, jsonrpc.CodeServerError, "method not allowed")
+	errModernBody         = refusal(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "a 2026-07-28 body must be one request or notification")
 )
 
 // httpError is a refusal with its HTTP status and JSON-RPC error.
@@ -62,8 +65,18 @@ func errorBody(id jsonrpc.ID, e *jsonrpc.Error) []byte {
 // writeRefusal answers with e's status and its JSON-RPC error, echoing id
 // when it could be read.
 func writeRefusal(w http.ResponseWriter, id jsonrpc.ID, e *httpError) {
+	if e == errSessionUnavailable {
+		w.Header().Set("Retry-After", "1")
+	}
 	writeJSON(w, e.status, errorBody(id, e.rpc))
 }
+
+// codeRequestCancelled is the code of the answer a JSON-only client gets
+// for a call that ended without a response (stream.cut): MCP defines none,
+// this is LSP's RequestCancelled.
+const codeRequestCancelled = -32800
+
+var errRequestCancelled = jsonrpc.Errorf(codeRequestCancelled, "request cancelled")
 
 // writeRPCError answers with status and a JSON-RPC error.
 func writeRPCError(w http.ResponseWriter, status int, id jsonrpc.ID, e *jsonrpc.Error) {

@@ -43,7 +43,8 @@ type stream struct {
 	ended    bool // the final message was written or the stream was cut
 
 	modern     bool
-	standalone bool // a GET stream: no final response
+	standalone bool       // a GET stream: no final response
+	reqID      jsonrpc.ID // the request a POST's stream answers (cut)
 	status     func(*jsonrpc.Error) int
 	header     func(http.Header) // extra response headers (e.g. Mcp-Session-Id)
 
@@ -326,9 +327,23 @@ func (s *stream) finish(resp *jsonrpc.Message) {
 }
 
 // cut ends the stream without a response: the call was cancelled or the
-// session ended.
+// session ended. A POST still waiting for its answer gets one it can read
+// (a body of the content type it asked for, not a bare 200): an SSE stream
+// with no event if it takes SSE, a JSON-RPC error saying the request was
+// cancelled if it takes only JSON.
 func (s *stream) cut() {
 	s.mu.Lock()
+	if s.w != nil && !s.open && !s.ended && !s.standalone && s.relay == nil {
+		if s.accept.sse {
+			s.priming = false // nothing follows to resume
+			s.openLocked()
+		} else {
+			if s.header != nil {
+				s.header(s.w.Header())
+			}
+			writeJSON(s.w, http.StatusOK, errorBody(s.reqID, errRequestCancelled))
+		}
+	}
 	s.endLocked()
 	s.detachParkedLocked()
 	s.mu.Unlock()

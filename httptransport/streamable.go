@@ -117,13 +117,22 @@ func (h *Handler) lookup(r *http.Request, sid string) (*liveSession, *httpError)
 		return ls, nil
 	}
 	rec, err := h.sessions.Get(r.Context(), sid)
-	if err != nil || rec.Owner != owner || rec.Legacy {
+	switch {
+	case errors.Is(err, ErrNoSession):
+		return nil, errSessionNotFound
+	case err != nil:
+		// The store failed, not the session: a 404 would make the client
+		// drop a session that may well be there.
+		h.cfg.logger.Warn("mcp: reading the session from the store failed", "session", sid, "error", err)
+		return nil, errSessionUnavailable
+	case rec.Owner != owner || rec.Legacy:
 		return nil, errSessionNotFound
 	}
 	sess := &Session{ID: rec.ID, Version: rec.Version, Legacy: rec.Legacy, state: rec.State}
 	ls, err = h.adopt(h.newLiveSession(sess, owner))
 	if err != nil {
-		return nil, errSessionNotFound
+		h.cfg.logger.Warn("mcp: opening the session on the engine failed", "session", sid, "error", err)
+		return nil, errSessionUnavailable
 	}
 	_ = ls.touch(r.Context()) // the record was just read
 	return ls, nil
@@ -165,6 +174,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 	ls := h.newLiveSession(sess, owner)
 	ls.release = h.sessionQ.place(owner)
 	st := h.newStream(w, accept, false)
+	st.reqID = m.ID
 	st.header = func(hd http.Header) { hd.Set("Mcp-Session-Id", sess.ID) }
 	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
 	defer cancel()
@@ -268,6 +278,7 @@ func (h *Handler) serveMessages(w http.ResponseWriter, r *http.Request, ls *live
 		w.WriteHeader(http.StatusAccepted)
 	case !req.batch:
 		st := h.newStream(w, accept, false)
+		st.reqID = calls[0].ID
 		h.runCall(w, r, ls, version, calls[0], st)
 	default:
 		h.serveBatch(w, r, ls, version, calls, refused, accept)
@@ -378,6 +389,9 @@ func (h *Handler) startCall(r *http.Request, ls *liveSession, version string, m 
 // errors for the batch's invalid members (refused) come first.
 func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, ls *liveSession, version string, calls []*jsonrpc.Message, refused [][]byte, accept acceptance) {
 	batch := h.newStream(w, acceptance{sse: true}, false)
+	if accept.sse {
+		batch.startTimer() // the header flush and keep-alives of a silent batch
+	}
 	var (
 		mu        sync.Mutex
 		collected []json.RawMessage

@@ -1,0 +1,152 @@
+package httptransport
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestCancelledCallPOSTIsReadable: digest 1.2, "Body holds a request:
+// answer with Content-Type: text/event-stream (SSE) or application/json". A
+// session call cancelled (notifications/cancelled, or DELETE of its
+// session) while its POST waits and its stream has not opened gets an SSE
+// stream with no event, or, from a client that takes only JSON, a -32800
+// error; it once got a bare 200 with no Content-Type, which clients reject.
+func TestCancelledCallPOSTIsReadable(t *testing.T) {
+	for _, tc := range []struct{ how, accept, ct string }{
+		{"notifications/cancelled", "application/json, text/event-stream", "text/event-stream"},
+		{"DELETE", "application/json, text/event-stream", "text/event-stream"},
+		{"notifications/cancelled", "application/json", "application/json"},
+		{"DELETE", "application/json", "application/json"},
+	} {
+		how := tc.how
+		t.Run(strings.ReplaceAll(how, "/", "_")+" "+tc.ct, func(t *testing.T) {
+			s := newServer(t, &Options{HeaderFlushDelay: 5 * time.Second})
+			sid := s.initialize(Version20251125)
+			h := sessionHeaders(sid, Version20251125)
+			post := h.Clone()
+			post.Set("Accept", tc.accept)
+			type answer struct {
+				status int
+				ct     string
+				body   string
+				err    error
+			}
+			out := make(chan answer, 1)
+			go func() {
+				req, _ := http.NewRequest("POST", s.url, strings.NewReader(`{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"slow","arguments":{"text":"a"}}}`))
+				req.Header = post
+				resp, err := s.client.Do(req)
+				if err != nil {
+					out <- answer{err: err}
+					return
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				out <- answer{resp.StatusCode, resp.Header.Get("Content-Type"), string(b), nil}
+			}()
+			<-s.engine.started
+			if how == "DELETE" {
+				s.do("DELETE", h, "")
+			} else {
+				s.do("POST", h, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c1"}}`)
+			}
+			<-s.engine.cancelled
+			<-s.engine.sendErrs
+			var a answer
+			select {
+			case a = <-out:
+			case <-time.After(5 * time.Second):
+				t.Fatal("the cancelled call's POST was never answered")
+			}
+			if a.err != nil {
+				t.Fatalf("POST: %v", a.err)
+			}
+			if a.status != http.StatusOK || a.ct != tc.ct {
+				t.Fatalf("the cancelled call's POST was answered %d, Content-Type %q, body %q; want 200 %s", a.status, a.ct, a.body, tc.ct)
+			}
+			if tc.ct == "application/json" {
+				if id, code, _ := rpcError(t, a.body); id != `"c1"` || code != codeRequestCancelled {
+					t.Errorf("body %s, want error -32800 for id c1", a.body)
+				}
+			} else if msgs := messages(t, events(t, a.body)); len(msgs) != 0 {
+				t.Errorf("stream %q, want no message", a.body)
+			}
+		})
+	}
+}
+
+// flakyGetStore is a shared SessionStore whose Get fails with a transient
+// error (a store outage, not ErrNoSession) while down is set.
+type flakyGetStore struct {
+	*MemorySessionStore
+	down atomic.Bool
+}
+
+func (f *flakyGetStore) Get(ctx context.Context, id string) (*SessionRecord, error) {
+	if f.down.Load() {
+		return nil, errors.New("store: connection refused")
+	}
+	return f.MemorySessionStore.Get(ctx, id)
+}
+
+// TestStoreOutageIsNot404: digest 1.8, "Do not return 404 for anything
+// else ... on a request that carries a session id". An instance that does
+// not yet serve a session (load balancer, restart, idle copy dropped) and
+// cannot read it from the shared store answers 503 with Retry-After; it
+// once answered 404, and clients threw live sessions away.
+func TestStoreOutageIsNot404(t *testing.T) {
+	store := &flakyGetStore{MemorySessionStore: NewMemorySessionStore()}
+	a := startServer(t, newTestEngine(), &Options{Sessions: store}, nil, false)
+	b := startServer(t, newTestEngine(), &Options{Sessions: store}, nil, false)
+	sid := a.initialize(Version20251125)
+	store.down.Store(true)
+	resp, body := b.do("POST", sessionHeaders(sid, Version20251125), listTools)
+	store.down.Store(false)
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("a transient store error answered %d %s (Retry-After %q), want 503 with Retry-After", resp.StatusCode, body, resp.Header.Get("Retry-After"))
+	}
+	if resp, body := b.do("POST", sessionHeaders(sid, Version20251125), listTools); resp.StatusCode != 200 {
+		t.Fatalf("once the store is back the session is served: %d %s", resp.StatusCode, body)
+	}
+}
+
+// TestBatchStreamOpensAfterHeaderFlushDelay: a 2025-03-26 batch answered
+// over SSE opens its stream after HeaderFlushDelay of silence, as a single
+// call does (its stream once waited for its first member's answer: no
+// status line, headers or keep-alives before).
+func TestBatchStreamOpensAfterHeaderFlushDelay(t *testing.T) {
+	s := newServer(t, &Options{HeaderFlushDelay: 50 * time.Millisecond, KeepAlive: 50 * time.Millisecond})
+	s.engine.gate = make(chan struct{})
+	defer close(s.engine.gate)
+	sid := s.initialize(Version20250326)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "POST", s.url, strings.NewReader(`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"remember","arguments":{"text":"a"}}}]`))
+	req.Header = sessionHeaders(sid, Version20250326)
+	resp, err := s.client.Do(req)
+	if err != nil {
+		t.Fatalf("no status line 2 s into a silent batch (HeaderFlushDelay 50 ms): %v", err)
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Errorf("Content-Type %q", ct)
+	}
+}
+
+// TestCaseFoldedMemberNames: digest 5.1, "jsonrpc must be exactly "2.0".
+// Otherwise → -32600": a body with "JSONRPC" has no "jsonrpc" member
+// (encoding/json, which folds case, once served it).
+func TestCaseFoldedMemberNames(t *testing.T) {
+	s := newServer(t, nil)
+	sid := s.initialize(Version20251125)
+	resp, body := s.do("POST", sessionHeaders(sid, Version20251125), `{"JSONRPC":"2.0","ID":1,"METHOD":"tools/list"}`)
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "-32600") {
+		t.Errorf("a message with no \"jsonrpc\" member: %d %s, want 400 with -32600", resp.StatusCode, body)
+	}
+}
