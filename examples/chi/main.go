@@ -47,12 +47,12 @@ func run(ctx context.Context, ln net.Listener, withAuth bool, out io.Writer) err
 	}
 	r.Route("/api", func(r chi.Router) {
 		r.Use(middleware.Compress(5)) // compresses JSON, leaves event streams alone
-		r.Group(func(r chi.Router) {
-			if app.Auth != nil {
-				r.Use(app.Auth.Middleware) // auth middleware is native chi middleware
-			}
-			chimcp.Mount(r, "/mcp", app.Endpoint) // outside Timeout: streams live long
-		})
+		var endpoint http.Handler = app.Endpoint
+		if app.Auth != nil {
+			// CORS in front of auth, so that browsers can read its challenges.
+			endpoint = app.Endpoint.WithCORS(app.Auth.Middleware(app.Endpoint))
+		}
+		chimcp.Mount(r, "/mcp", endpoint) // outside Timeout: streams live long
 		r.With(middleware.Timeout(5*time.Second)).Get("/health", func(w http.ResponseWriter, _ *http.Request) {
 			_, _ = io.WriteString(w, "ok\n")
 		})

@@ -40,13 +40,15 @@ func run(ctx context.Context, ln net.Listener, withAuth bool, out io.Writer) err
 	r := gin.New()
 	r.Use(gin.LoggerWithWriter(out), gin.Recovery())
 	api := r.Group("/api", requestID())
+	var endpoint http.Handler = app.Endpoint
 	if app.Auth != nil {
 		for _, p := range app.Auth.MetadataPaths {
 			r.Match([]string{http.MethodGet, http.MethodHead, http.MethodOptions}, p, gin.WrapH(app.Auth.Metadata))
 		}
-		api.Use(ginmcp.Middleware(app.Auth.Middleware)) // net/http middleware, run as gin middleware
+		// CORS in front of auth, so that browsers can read its challenges.
+		endpoint = app.Endpoint.WithCORS(app.Auth.Middleware(app.Endpoint))
 	}
-	ginmcp.Mount(api, "/mcp", app.Endpoint)
+	ginmcp.Mount(api, "/mcp", endpoint)
 	return app.Serve(ctx, r)
 }
 
