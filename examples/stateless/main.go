@@ -4,7 +4,10 @@
 // are stateless by design; 2025-era clients are served too because the
 // instances run with httptransport.Options{Stateless: true} (no
 // Mcp-Session-Id, so no instance needs to have seen the client before).
-// The echo tool names the instance that answered.
+// 2024-11-05 clients have sessions whatever the options (their transport
+// has no other form): the proxy sends all of their traffic to the first
+// instance, as a load balancer would route it stickily. The echo tool
+// names the instance that answered.
 //
 //	go run ./examples/stateless [-addr 127.0.0.1:8080]
 package main
@@ -64,6 +67,10 @@ func run(ctx context.Context, ln net.Listener, out io.Writer) error {
 	var next atomic.Uint64
 	proxy := &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
+			if legacy(pr.In) {
+				pr.SetURL(backends[0])
+				return
+			}
 			pr.SetURL(backends[next.Add(1)%uint64(len(backends))])
 		},
 		FlushInterval: -1, // pass every SSE event on at once
@@ -73,4 +80,15 @@ func run(ctx context.Context, ln net.Listener, out io.Writer) error {
 	cancel() // the proxy failed to serve, or ctx is done: stop the instances
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// legacy reports the requests of 2024-11-05 clients: the GET that opens
+// their event stream (no session id, no 2025-era or later version) and the
+// POSTs to the endpoint it names (a sessionId query parameter).
+func legacy(r *http.Request) bool {
+	if r.URL.Query().Has("sessionId") {
+		return true
+	}
+	v := r.Header.Get("Mcp-Protocol-Version")
+	return r.Method == http.MethodGet && r.Header.Get("Mcp-Session-Id") == "" && (v == "" || v == "2024-11-05")
 }

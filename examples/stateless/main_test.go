@@ -15,6 +15,19 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
+// TestLegacyPinned: a 2024-11-05 client, whose session lives on the
+// instance holding its event stream, is served through the round-robin
+// proxy, every call by the first instance.
+func TestLegacyPinned(t *testing.T) {
+	base, _ := demotest.Start(t, run)
+	cs := demotest.Connect(t, base+"/mcp", "2024-11-05", "", nil)
+	for range 4 {
+		if echo := demotest.Call(t, cs, &mcp.CallToolParams{Name: "echo", Arguments: demo.EchoArgs{Text: "hi"}}); !strings.Contains(echo, "served by instance 1") {
+			t.Fatalf("echo %q, want instance 1", echo)
+		}
+	}
+}
+
 // TestRoundRobin drives the proxy with a 2026-07-28 client and a 2025-11-25
 // client: consecutive calls of one client are answered by both instances.
 func TestRoundRobin(t *testing.T) {
