@@ -52,7 +52,8 @@ func refusal(status int, code int64, msg string) *httpError {
 	return &httpError{status: status, rpc: jsonrpc.Errorf(code, msg)}
 }
 
-// withID returns a copy of an *Error as a response; id may be zero.
+// errorBody encodes the error response to id carrying e; id may be zero
+// (absent).
 func errorBody(id jsonrpc.ID, e *jsonrpc.Error) []byte {
 	b, err := jsonrpc.NewError(id, e).Encode()
 	if err != nil {

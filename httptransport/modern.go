@@ -15,9 +15,12 @@ import (
 
 const methodListen = "subscriptions/listen"
 
-// serveModern answers a 2026-07-28 POST, validating in the order of the
-// conformance suite's reference server (digest 2.5) so that every failure
-// gets the status and code of digest 2.6 before anything is streamed:
+// serveModern answers a 2026-07-28 POST, validating it before the engine
+// runs, so that every failure gets the status and code of digest 2.6
+// before anything is streamed: steps 1 to 4 in the order of the
+// conformance suite's reference server (digest 2.5), then the standard
+// headers, before the engine looks the method up (the reference server
+// checks no headers; the spec fixes no order):
 //
 //  1. MCP-Protocol-Version missing, or params holding _meta, name, uri,
 //     arguments or a _meta version key twice (repeated or in another

@@ -22,8 +22,9 @@ type Options struct {
 	// use it only behind other protection.
 	AllowedOrigins []string
 
-	// AllowedHosts lists extra Host header values (host or host:port) that
-	// a server listening on a loopback address accepts. Requests to a
+	// AllowedHosts lists extra Host header values that a server listening
+	// on a loopback address accepts, compared whole: "myapp.test" admits
+	// Host: myapp.test only, list "myapp.test:8080" for that port. Requests to a
 	// loopback listener with any other Host get 403, which defeats DNS
 	// rebinding. Listeners on other addresses do not check Host.
 	AllowedHosts []string
@@ -155,9 +156,12 @@ type Options struct {
 	// 2024-11-05 endpoint event names for the client's POSTs, without the
 	// query. Empty means the URL of the GET that opened the stream, as the
 	// client sent it, which is right under any router prefix or
-	// http.StripPrefix because the request URI is never rewritten there.
-	// Set it when a reverse proxy strips a path prefix before the request
-	// reaches this server.
+	// http.StripPrefix because the request URI is never rewritten there,
+	// under the request's X-Forwarded-Prefix when it has one (a plain
+	// absolute path), for a reverse proxy that strips a prefix and says so.
+	// Set it when a proxy strips a prefix without saying so, or sets
+	// X-Forwarded-Prefix without stripping it (the header is taken from
+	// any client; it names the endpoint only to the client that sent it).
 	LegacyEndpoint string
 }
 

@@ -66,11 +66,21 @@ func (s *Session) takeDirty() bool {
 // SessionRecord is what a SessionStore keeps of a session: enough for any
 // instance to serve it.
 type SessionRecord struct {
-	ID      string          `json:"id"`
-	Owner   string          `json:"owner,omitempty"`
-	Version string          `json:"version"`
-	Legacy  bool            `json:"legacy,omitempty"`
-	State   json.RawMessage `json:"state,omitempty"`
+	// ID is the session id (Mcp-Session-Id, or the 2024-11-05 sessionId).
+	ID string `json:"id"`
+	// Owner is the principal that opened the session
+	// (identity.Info.Owner: issuer, NUL, subject; empty when anonymous).
+	// Requests of any other principal are answered as if the session did
+	// not exist.
+	Owner string `json:"owner,omitempty"`
+	// Version is the negotiated protocol version.
+	Version string `json:"version"`
+	// Legacy marks a 2024-11-05 (HTTP+SSE) session, served only on the
+	// instance holding its event stream and only through its sessionId URL.
+	Legacy bool `json:"legacy,omitempty"`
+	// State is the engine's state of the session (Session.State), JSON
+	// that the store keeps as it is.
+	State json.RawMessage `json:"state,omitempty"`
 }
 
 // SessionStore keeps session records. Implementations must be safe for

@@ -8,7 +8,7 @@
 #                         (or copies $MCP_SERVER_BIN, a prebuilt binary, if set)
 #   start_server DIR ARGS starts it on a free loopback port; sets SERVER_PID, SERVER_URL, SERVER_BASE
 #   stop_server           stops it (safe to call twice; used from the EXIT trap)
-#   era_urls              sets URL_LEGACY, URL_MODERN and URL_SSE (see mount.go)
+#   era_urls              sets URL_LEGACY, URL_MODERN and URL_SSE (all SERVER_URL unless overridden)
 
 log() { printf '%s\n' "$*" >&2; }
 die() { log "error: $*"; exit 2; }
@@ -112,27 +112,11 @@ stop_server() {
   wait "$pid" 2>/dev/null || true
 }
 
-# era_urls: everything is served at /mcp, except that while mount.go serves
-# go-sdk's handlers the 2026-07-28 stateless handler lives at /mcp-stateless
-# and the 2024-11-05 SSE handler at /sse. A path that does not answer as
-# expected (404 once the real transport is mounted) falls back to /mcp.
-# CONFORMANCE_URL_2026 / MCP_SSE_URL override the detection.
+# era_urls: every era is served at the one URL (mount.go);
+# CONFORMANCE_URL_2026 / MCP_SSE_URL point an era at another URL, to run the
+# suites against another server.
 era_urls() {
   URL_LEGACY=$SERVER_URL
-  URL_MODERN=${CONFORMANCE_URL_2026:-}
-  if [ -z "$URL_MODERN" ]; then
-    if "$NODE" "$ROOT/scripts/mcp-probe.mjs" modern "$SERVER_BASE/mcp-stateless" >/dev/null; then
-      URL_MODERN=$SERVER_BASE/mcp-stateless
-    else
-      URL_MODERN=$SERVER_URL
-    fi
-  fi
-  URL_SSE=${MCP_SSE_URL:-}
-  if [ -z "$URL_SSE" ]; then
-    if "$NODE" "$ROOT/scripts/mcp-probe.mjs" sse "$SERVER_BASE/sse" >/dev/null; then
-      URL_SSE=$SERVER_BASE/sse
-    else
-      URL_SSE=$SERVER_URL
-    fi
-  fi
+  URL_MODERN=${CONFORMANCE_URL_2026:-$SERVER_URL}
+  URL_SSE=${MCP_SSE_URL:-$SERVER_URL}
 }

@@ -8,8 +8,10 @@
 //	r := chi.NewRouter()
 //	r.Use(middleware.RequestID, middleware.Logger, middleware.Recoverer)
 //	r.Route("/tenants/{tenant}", func(r chi.Router) {
-//		r.Use(auth.RequireBearer(verifier, authOpts)) // native chi middleware
-//		chimcp.Mount(r, "/mcp", httptransport.New(engine, nil))
+//		h := httptransport.New(engine, nil)
+//		// CORS in front of auth, so that browsers can read its challenges
+//		// (r.Use(auth.RequireBearer(...)) works too, without that).
+//		chimcp.Mount(r, "/mcp", h.WithCORS(auth.RequireBearer(verifier, authOpts)(h)))
 //	})
 //
 // A tool handler reads the parameters with chi's own API on the context it
@@ -35,9 +37,10 @@
 //     2024-11-05 stream) on HTTP/1.1 is logged when the transport takes it
 //     over from net/http, right after its headers (httptransport's
 //     DisableHijack keeps the old way). GetReqID(ctx) works in tool
-//     handlers. Recoverer recovers panics on the request's goroutine only:
-//     go-sdk runs tool handlers on goroutines of its own, so a tool handler
-//     that may panic must recover itself.
+//     handlers. Recoverer recovers panics on the request's goroutine only,
+//     and go-sdk runs tool handlers on goroutines of its own:
+//     adapters/gosdk recovers those (a panicking handler answers -32603
+//     and is logged) unless its Options.KeepPanics is set.
 //   - middleware.Compress is fine: it compresses JSON answers, leaves
 //     text/event-stream alone (it is not in its default types), and its
 //     writer passes flushes through, so every SSE event goes out at once.

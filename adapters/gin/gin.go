@@ -8,8 +8,12 @@
 //
 //	r := gin.New()
 //	api := r.Group("/api", gin.Logger(), gin.Recovery())
-//	api.Use(ginmcp.Middleware(auth.RequireBearer(verifier, authOpts)))
-//	ginmcp.Mount(api, "/mcp", httptransport.New(engine, nil))
+//	h := httptransport.New(engine, nil)
+//	ginmcp.Mount(api, "/mcp", h.WithCORS(auth.RequireBearer(verifier, authOpts)(h)))
+//
+// (Auth as gin middleware, ginmcp.Middleware(auth.RequireBearer(...)),
+// works too, but its challenges then go out before the endpoint's CORS
+// headers are set, and browsers cannot read them.)
 //
 // Tool handlers reach the request's *gin.Context, and so the keys earlier
 // middleware set, through FromContext on the context they are given:
@@ -45,9 +49,10 @@
 // latency; a held stream (a listen, a GET stream, a 2024-11-05 stream) on
 // HTTP/1.x is logged when the transport takes its connection over, right
 // after its headers (httptransport.Options.DisableHijack keeps the old
-// way). gin.Recovery recovers panics on the request's goroutine only:
-// go-sdk runs tool handlers on goroutines of its own, so a tool handler
-// that may panic must recover itself.
+// way). gin.Recovery recovers panics on the request's goroutine only, and
+// go-sdk runs tool handlers on goroutines of its own: adapters/gosdk
+// recovers those (a panicking handler answers -32603 and is logged)
+// unless its Options.KeepPanics is set.
 package ginmcp
 
 import (
