@@ -93,7 +93,10 @@ type SessionReplier interface {
 // its standalone stream (the 2025-era GET stream, the 2024-11-05 event
 // stream). It is safe for concurrent use, and writes synchronously: a send
 // waits for a client that reads slowly (Options.WriteTimeout at most) and
-// for the EventStore.
+// for the EventStore. An engine that sends one message to many sessions or
+// listens should not send to them one after another from one goroutine,
+// or a client that stopped reading holds up every client after it
+// (adapters/gosdk queues each session's and listen's messages).
 type Sender interface {
 	// Send delivers msg, or returns ErrStreamClosed once the session has
 	// ended. While no GET stream is open, a 2025-era session's messages

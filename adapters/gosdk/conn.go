@@ -24,6 +24,7 @@ type callConn struct {
 	ctx    context.Context
 	call   *httptransport.Call
 	listen bool
+	box    *outbox // a listen's messages once acknowledged, which the SDK broadcasts
 
 	mu        sync.Mutex
 	delivered bool
@@ -39,6 +40,7 @@ func newCallConn(ctx context.Context, call *httptransport.Call, listen bool) *ca
 	c := &callConn{ctx: ctx, call: call, listen: listen, respC: make(chan *jsonrpc.Message, 1), closed: make(chan struct{})}
 	if listen {
 		c.acked = make(chan struct{})
+		c.box = newOutbox(call)
 	}
 	if call.Replies() == nil { // 2026-07-28 and stateless calls
 		c.pongs = make(chan gojsonrpc.Message, 1)
@@ -96,7 +98,11 @@ func (c *callConn) Write(ctx context.Context, msg gojsonrpc.Message) error {
 		// subscription id, never on a call's (digest 1.5, 2.3).
 		return nil
 	}
-	if err := c.call.Send(ctx, out); err != nil {
+	send := c.call.Send
+	if c.box != nil && c.isAcked() {
+		send = c.box.send // the acknowledgement itself goes first, at once
+	}
+	if err := send(ctx, out); err != nil {
 		if out.IsRequest() {
 			return rejected(err)
 		}
@@ -122,6 +128,16 @@ func (c *callConn) pong(req *gojsonrpc.Request) error {
 		return io.EOF
 	case <-c.ctx.Done():
 		return c.ctx.Err()
+	}
+}
+
+// isAcked reports whether a listen's acknowledgement has been sent.
+func (c *callConn) isAcked() bool {
+	select {
+	case <-c.acked:
+		return true
+	default:
+		return false
 	}
 }
 

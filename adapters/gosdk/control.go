@@ -32,7 +32,7 @@ type controlConn struct {
 	ctx         context.Context
 	id          string             // the session's
 	session     *mcp.ServerSession // set once connected, before use
-	out         httptransport.Sender
+	out         *outbox            // to the session's Sender
 	inbox       chan gojsonrpc.Message
 	closed      chan struct{} // closed when the SDK closes the connection
 	once        sync.Once
@@ -45,7 +45,7 @@ type controlConn struct {
 
 func newControlConn(ctx context.Context, id string, out httptransport.Sender) *controlConn {
 	return &controlConn{
-		ctx: ctx, id: id, out: out,
+		ctx: ctx, id: id, out: newOutbox(out),
 		inbox:   make(chan gojsonrpc.Message, 8),
 		closed:  make(chan struct{}),
 		pending: make(map[int64]chan *jsonrpc.Message),
@@ -96,7 +96,7 @@ func (c *controlConn) Write(ctx context.Context, msg gojsonrpc.Message) error {
 	if err != nil {
 		return err
 	}
-	return c.out.Send(ctx, out)
+	return c.out.send(ctx, out)
 }
 
 // Close implements mcp.Connection. The SDK closes the connection when the
