@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/mcpmount/mcpmount/jsonrpc"
@@ -87,10 +88,35 @@ func mutate(r *rand.Rand, b []byte) []byte {
 	return b
 }
 
+// foldedName reports whether the object data has a member whose name is
+// a JSON-RPC member's in another case, which encoding/json folds onto it
+// and jsonrpc.Decode refuses.
+func foldedName(data []byte) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(data, &m) != nil {
+		return false
+	}
+	for k := range m {
+		for _, name := range []string{"jsonrpc", "id", "method", "params", "result", "error"} {
+			if k != name && strings.EqualFold(k, name) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func checkDecode(t *testing.T, data []byte) {
 	t.Helper()
 	got, gotErr := jsonrpc.Decode(data)
 	want, wantErr := refDecode(data)
+	if wantErr == nil && want != nil && foldedName(data) {
+		var e *jsonrpc.Error
+		if !errors.As(gotErr, &e) || e.Code != jsonrpc.CodeInvalidRequest || got == nil || got.ID != want.ID {
+			t.Fatalf("%q: %+v, %v; want -32600 with id %v (a member name in another case)", data, got, gotErr, want.ID)
+		}
+		return
+	}
 	if wantErr == nil && want != nil {
 		// Decode runs the shape checks; compare the message and let the
 		// check error be whatever Decode says for both.
