@@ -35,7 +35,7 @@ type outbox struct {
 }
 
 type outMsg struct {
-	ctx  context.Context
+	ctx  context.Context // a request's own: one given up on is not sent
 	msg  *jsonrpc.Message
 	size int
 	done chan error // for requests, whose sender waits for the outcome
@@ -52,7 +52,7 @@ func newOutbox(out httptransport.Sender) *outbox {
 func (o *outbox) send(ctx context.Context, msg *jsonrpc.Message) error {
 	m := outMsg{ctx: context.WithoutCancel(ctx), msg: msg, size: len(msg.Method) + len(msg.Params) + len(msg.Result) + 64}
 	if msg.IsRequest() {
-		m.done = make(chan error, 1)
+		m.ctx, m.done = ctx, make(chan error, 1)
 	}
 	o.mu.Lock()
 	if o.bytes+m.size > outboxBytes {
@@ -95,7 +95,10 @@ func (o *outbox) drain() {
 		o.queue[0] = outMsg{}
 		o.queue = o.queue[1:]
 		o.mu.Unlock()
-		err := o.out.Send(m.ctx, m.msg)
+		err := m.ctx.Err() // a request whose sender gave up on it stays unsent
+		if err == nil {
+			err = o.out.Send(m.ctx, m.msg)
+		}
 		o.mu.Lock()
 		o.bytes -= m.size
 		o.mu.Unlock()

@@ -67,3 +67,34 @@ func TestOutboxBounded(t *testing.T) {
 	}
 	t.Fatalf("all %d messages delivered: nothing was dropped past the bound", sent)
 }
+
+// TestOutboxCancelledRequestNotSent: a server-to-client request queued
+// behind a client that is not reading, whose sender gives up (its ctx
+// ends, send returns ctx.Err()), does not reach the client later: the SDK
+// has failed it, so the client would be asked something (an elicitation,
+// a sampling) nobody waits for any more.
+func TestOutboxCancelledRequestNotSent(t *testing.T) {
+	g := &gatedSender{open: make(chan struct{}), got: make(chan *jsonrpc.Message, 8)}
+	o := newOutbox(g)
+	if err := o.send(context.Background(), jsonrpc.NewNotification("notifications/tools/list_changed", nil)); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	req := &jsonrpc.Message{JSONRPC: "2.0", ID: jsonrpc.Int64ID(7), Method: "elicitation/create", Params: json.RawMessage(`{}`)}
+	if err := o.send(ctx, req); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("send: %v, want the caller's deadline", err)
+	}
+	close(g.open) // the client reads again
+	deadline := time.After(300 * time.Millisecond)
+	for {
+		select {
+		case m := <-g.got:
+			if m.Method == "elicitation/create" {
+				t.Fatalf("the request the SDK gave up on (send returned %v) reached the client afterwards", context.DeadlineExceeded)
+			}
+		case <-deadline:
+			return
+		}
+	}
+}
