@@ -3,9 +3,8 @@ package httptransport
 import (
 	"encoding/base64"
 	"encoding/json"
-	"math"
+	"math/big"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/mcpmount/mcpmount/jsonrpc"
@@ -135,8 +134,10 @@ func argumentAt(p *reqParams, path []string) (raw json.RawMessage, ambiguous boo
 }
 
 // sameValue compares a decoded header value with a JSON argument: strings
-// exactly, numbers numerically (42 equals 42.0) within ±(2^53−1), where
-// integers are exact, booleans as true/false.
+// exactly, booleans as true/false, numbers by value, exactly (42 equals
+// 42.0, not 42.0000000000000001), within ±(2^53−1), the integers a header
+// may carry (digest 2.4). A numeric header is a JSON number too: no hex,
+// no fraction "a/b", no leading zeros.
 func sameValue(header string, arg json.RawMessage) bool {
 	switch c := arg[0]; {
 	case c == '"':
@@ -145,16 +146,19 @@ func sameValue(header string, arg json.RawMessage) bool {
 	case c == 't' || c == 'f':
 		return header == string(arg)
 	case c == '-' || (c >= '0' && c <= '9'):
-		a, err1 := strconv.ParseFloat(string(arg), 64)
-		b, err2 := strconv.ParseFloat(header, 64)
-		return err1 == nil && err2 == nil && a == b && math.Abs(a) <= maxSafeInteger
+		if header == "" || !(header[0] == '-' || (header[0] >= '0' && header[0] <= '9')) || !json.Valid([]byte(header)) {
+			return false
+		}
+		a, okA := new(big.Rat).SetString(string(arg))
+		b, okB := new(big.Rat).SetString(header)
+		return okA && okB && a.Cmp(b) == 0 && new(big.Rat).Abs(a).Cmp(maxSafeInteger) <= 0
 	}
 	return false
 }
 
 // maxSafeInteger is 2^53−1, the largest integer a header may carry
 // (digest 2.4): beyond it, float64 no longer tells integers apart.
-const maxSafeInteger = 1<<53 - 1
+var maxSafeInteger = new(big.Rat).SetInt64(1<<53 - 1)
 
 // decodeHeaderValue decodes the "=?base64?...?=" form (prefix and suffix
 // lowercase, exactly); any other value is literal.
