@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -148,5 +149,57 @@ func TestCaseFoldedMemberNames(t *testing.T) {
 	resp, body := s.do("POST", sessionHeaders(sid, Version20251125), `{"JSONRPC":"2.0","ID":1,"METHOD":"tools/list"}`)
 	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "-32600") {
 		t.Errorf("a message with no \"jsonrpc\" member: %d %s, want 400 with -32600", resp.StatusCode, body)
+	}
+}
+
+// newLiftServer serves a slowAnswerEngine behind an http.Server whose
+// WriteTimeout is shorter than the engine's delay, with a short header
+// flush delay (as TestModernCallOutlivesServerWriteTimeout).
+func newLiftServer(t *testing.T, delay, writeTimeout time.Duration) *server {
+	te := newTestEngine()
+	h := New(slowAnswerEngine{te, delay}, nil)
+	h.cfg.headerFlushDelay = 50 * time.Millisecond
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config.WriteTimeout = writeTimeout
+	srv.Start()
+	t.Cleanup(func() {
+		_ = h.Shutdown(context.Background())
+		srv.CloseClientConnections()
+		srv.Close()
+	})
+	return &server{t: t, h: h, engine: te, srv: srv, client: srv.Client(), url: srv.URL + "/mcp"}
+}
+
+// TestJSONBatchOutlivesServerWriteTimeout: a call whose client takes only
+// JSON outlives the server's WriteTimeout (lifted at the header flush
+// delay), alone or in a 2025-03-26 batch answered as a JSON array (the
+// batch once got no lift and lost its answer).
+func TestJSONBatchOutlivesServerWriteTimeout(t *testing.T) {
+	s := newLiftServer(t, 600*time.Millisecond, 300*time.Millisecond)
+	sid := s.initialize(Version20250326)
+	call := `{"jsonrpc":"2.0","id":%ID%,"method":"tools/call","params":{"name":"late-ok","arguments":{}}}`
+	post := func(body string) (int, string, error) {
+		req, _ := http.NewRequest("POST", s.url, strings.NewReader(body))
+		for k, v := range sessionHeaders(sid, Version20250326) {
+			req.Header[k] = v
+		}
+		req.Header.Set("Accept", "application/json")
+		resp, err := s.client.Do(req)
+		if err != nil {
+			return 0, "", err
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b), err
+	}
+	// The single call gets its answer...
+	status, body, err := post(strings.ReplaceAll(call, "%ID%", "1"))
+	if err != nil || status != 200 || !strings.Contains(body, `"text":"late"`) {
+		t.Fatalf("single JSON-only call: %d %q %v, want the result", status, body, err)
+	}
+	// ...and so does the same call in a batch.
+	status, body, err = post("[" + strings.ReplaceAll(call, "%ID%", "2") + "]")
+	if err != nil || status != 200 || !strings.Contains(body, `"text":"late"`) {
+		t.Fatalf("JSON-only batch of the same call: %d %q %v, want the result", status, body, err)
 	}
 }

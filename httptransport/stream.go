@@ -315,15 +315,33 @@ func (s *stream) finish(resp *jsonrpc.Message) {
 		s.detachParkedLocked()
 		return
 	}
-	h := s.w.Header()
+	s.writeJSONLocked(s.status(resp.Error), data)
+}
+
+// finishJSON ends the stream with body, a JSON answer (a batch's array).
+func (s *stream) finishJSON(body []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended {
+		return
+	}
+	s.endLocked()
+	if s.w != nil && !s.open {
+		s.writeJSONLocked(http.StatusOK, body)
+	}
+}
+
+// writeJSONLocked writes a JSON answer on the attached response, under the
+// per-write deadline if the server's write timeout was lifted for it.
+func (s *stream) writeJSONLocked(status int, body []byte) {
 	if s.header != nil {
-		s.header(h)
+		s.header(s.w.Header())
 	}
 	if s.lifted && s.h.cfg.writeTimeout > 0 {
 		_ = s.sw.SetWriteDeadline(time.Now().Add(s.h.cfg.writeTimeout))
 		defer s.sw.SetWriteDeadline(time.Time{})
 	}
-	writeJSON(s.w, s.status(resp.Error), data)
+	writeJSON(s.w, status, body)
 }
 
 // cut ends the stream without a response: the call was cancelled or the
@@ -338,10 +356,7 @@ func (s *stream) cut() {
 			s.priming = false // nothing follows to resume
 			s.openLocked()
 		} else {
-			if s.header != nil {
-				s.header(s.w.Header())
-			}
-			writeJSON(s.w, http.StatusOK, errorBody(s.reqID, errRequestCancelled))
+			s.writeJSONLocked(http.StatusOK, errorBody(s.reqID, errRequestCancelled))
 		}
 	}
 	s.endLocked()

@@ -388,10 +388,10 @@ func (h *Handler) startCall(r *http.Request, ls *liveSession, version string, m 
 // response an event, or as a JSON array for clients that take no SSE. The
 // errors for the batch's invalid members (refused) come first.
 func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, ls *liveSession, version string, calls []*jsonrpc.Message, refused [][]byte, accept acceptance) {
-	batch := h.newStream(w, acceptance{sse: true}, false)
-	if accept.sse {
-		batch.startTimer() // the header flush and keep-alives of a silent batch
-	}
+	batch := h.newStream(w, acceptance{json: !accept.sse, sse: accept.sse}, false)
+	// The header flush and keep-alives of a silent batch, or, for a JSON
+	// answer, the lift of the server's WriteTimeout.
+	batch.startTimer()
 	var (
 		mu        sync.Mutex
 		collected []json.RawMessage
@@ -437,7 +437,8 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, ls *liveSes
 	answered = true
 	body, _ := json.Marshal(collected)
 	mu.Unlock()
-	writeJSON(w, http.StatusOK, body)
+	batch.finishJSON(body)
+	batch.detach()
 }
 
 // serveGet answers a GET: with Mcp-Session-Id or Last-Event-ID it opens or
