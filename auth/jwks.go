@@ -186,7 +186,7 @@ func (s *jwksSource) refresh(ctx context.Context, kid string) error {
 		if busy {
 			retry = time.Second
 		}
-		return Unavailable(retry, fmt.Errorf("look up signing key %q: JWKS refresh rate-limited", kid))
+		return Unavailable(retry, fmt.Errorf("look up signing key %q: %w", kid, errRefreshLimited))
 	}
 	// The refresh runs on the verifier's lifetime, bounded by the fetch
 	// timeout, not on the caller's context: a caller whose deadline is
@@ -216,6 +216,9 @@ func (s *jwksSource) refresh(ctx context.Context, kid string) error {
 	}
 }
 
+// errRefreshLimited is the cause of a refresh the rate limit refused.
+var errRefreshLimited = errors.New("JWKS refresh rate-limited")
+
 // maxRefreshWait is how long a request waits for the unknown-kid rate
 // limit to allow a refresh, when it will soon; past that it does not wait.
 const maxRefreshWait = time.Second
@@ -238,11 +241,17 @@ func (s *jwksSource) allowRefresh(ctx context.Context) bool {
 // keySet returns every cached key that fits alg, for tokens without "kid";
 // with none, the JWK Set is fetched again (rate-limited, as for an unknown
 // key ID), so that such tokens recover from a key server that was down.
+// When the limit refuses and the last fetch worked, the token is refused
+// (401), not told to wait (503).
 func (s *jwksSource) keySet(ctx context.Context, alg string) (any, error) {
 	keys, _, err := s.cached(ctx, alg, "", false)
 	if err == nil && len(keys.Keys) == 0 {
 		if err = s.refresh(ctx, ""); err == nil {
 			keys, _, err = s.cached(ctx, alg, "", false)
+		} else if errors.Is(err, errRefreshLimited) && s.health.healthy() {
+			// Fetched lately, and no key fits: a token naming no key has
+			// less of a claim to a rotation than an unknown key ID.
+			err = nil
 		}
 	}
 	switch {

@@ -147,3 +147,18 @@ func TestJWKSUnreadableSetKeepsKeys(t *testing.T) {
 		t.Fatalf("cached key after an unreadable set: %v", err)
 	}
 }
+
+// TestJWKSKidlessTokenNoKeyFits: a token without "kid" whose algorithm no
+// key of a set fetched lately fits is refused (401) again and again, not
+// told to wait (503) while the refresh it triggered is rate-limited.
+func TestJWKSKidlessTokenNoKeyFits(t *testing.T) {
+	k := sharedKeys()
+	jwks := newJWKSServer(t, jwkRSA("rsa1", &k.rsa.PublicKey))
+	v := newJWKSVerifier(t, jwks.URL, func(o *JWTOptions) { o.RefreshRateLimit = time.Minute })
+	tok := sign(t, jwt.SigningMethodES256, k.ec, "", validClaims("a"))
+	for i := range 3 {
+		if _, err := v.Verify(context.Background(), tok); !errors.Is(err, ErrInvalidToken) {
+			t.Fatalf("try %d: %v, want ErrInvalidToken", i, err)
+		}
+	}
+}

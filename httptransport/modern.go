@@ -32,7 +32,8 @@ const methodListen = "subscriptions/listen"
 //  6. the engine runs; -32601 from it answers 404.
 //
 // The call's context is the HTTP request's: a client dropping the request
-// cancels exactly this call (digest 2.7), and nothing is written after.
+// cancels exactly this call (digest 2.7), and nothing of the call is
+// written after (the stream ends without an event, which nobody reads).
 func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *request, accept acceptance) {
 	m := req.msgs[0]
 	if err := req.errs[0]; err != nil {

@@ -77,15 +77,19 @@ type Options struct {
 	// HeaderFlushDelay is how long a POST may run without sending anything
 	// before the transport opens its SSE stream (status, headers and one
 	// comment), so that clients and proxies with a first-byte timeout see
-	// the response start, and lifts the server's WriteTimeout for it. Zero
-	// means 1 second; negative means none (a silent stream then opens with
-	// its first keep-alive). A 2026-07-28 POST's errors carry HTTP statuses
-	// (404 for -32601, 400 for -32020/-32021/-32022) that an open stream
-	// can no longer send, so by default its stream is not opened at this
-	// delay, only freed of the server's WriteTimeout: it opens with its
-	// first message or keep-alive (KeepAlive), and only an error an engine
-	// returns after that much silence goes out as an SSE event under
-	// status 200. A positive HeaderFlushDelay opens 2026-07-28 streams too.
+	// the response start, and lifts the server's WriteTimeout for it.
+	//
+	// Zero means 1 second for 2025-era POSTs, while a 2026-07-28 POST's
+	// stream is not opened then, only freed of the server's WriteTimeout:
+	// its errors carry HTTP statuses (404 for -32601, 400 for -32020,
+	// -32021, -32022) that an open stream can no longer send, so it opens
+	// with its first message or keep-alive (KeepAlive), and only an error
+	// an engine returns after that much silence goes out as an SSE event
+	// under status 200. A POST whose client takes only JSON is freed of
+	// the server's WriteTimeout at the delay too. Any positive value, one
+	// second included, opens 2026-07-28 streams at that delay as well;
+	// negative means none (a silent stream opens with its first
+	// keep-alive).
 	HeaderFlushDelay time.Duration
 
 	// WriteTimeout bounds each write on a stream. The server's own
