@@ -60,17 +60,21 @@ func (h *Handler) expire(ctx context.Context, now time.Time) {
 	}
 	h.mu.Unlock()
 	for _, ls := range idle {
-		h.cfg.logger.Debug("mcp: session expired", "session", ls.id)
+		// Still idle when it ends: a request may have taken the session up
+		// since (during a store round trip, say).
+		stillIdle := func() bool { return ls.idleLocked(now, h.cfg.idleTimeout) }
 		h.withStore(ctx, func(ctx context.Context) {
 			if !h.cfg.sharedSessions || ls.sess.Legacy {
-				ls.end(ctx, true)
+				if ls.endIf(ctx, true, stillIdle) {
+					h.cfg.logger.Debug("mcp: session expired", "session", ls.id)
+				}
 				return
 			}
 			if _, err := h.sessions.Get(ctx, ls.id); errors.Is(err, ErrNoSession) {
 				ls.gone(ctx) // expired everywhere: its events go too
 				return
 			}
-			ls.end(ctx, false)
+			ls.endIf(ctx, false, stillIdle)
 		})
 	}
 	for _, ls := range inUse {

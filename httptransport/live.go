@@ -91,10 +91,12 @@ func (ls *liveSession) newCallStream(st *stream) {
 		return
 	}
 	ls.nextStream++
+	st.mu.Lock() // the stream may be cut (end) as soon as it is listed
 	st.sess, st.id = ls, ls.tag+strconv.Itoa(ls.nextStream)
+	st.priming = ls.h.cfg.events != nil && ls.sess.Version >= Version20251125
+	st.mu.Unlock()
 	ls.streams[st.id] = st
 	ls.mu.Unlock()
-	st.priming = ls.h.cfg.events != nil && ls.sess.Version >= Version20251125
 }
 
 // dropStream forgets the stream of a call that was refused.
@@ -248,6 +250,10 @@ func (ls *liveSession) inUse() bool {
 func (ls *liveSession) idle(now time.Time, d time.Duration) bool {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
+	return ls.idleLocked(now, d)
+}
+
+func (ls *liveSession) idleLocked(now time.Time, d time.Duration) bool {
 	return ls.active == 0 && now.Sub(ls.lastUsed) > d
 }
 
@@ -257,10 +263,18 @@ func (ls *liveSession) closeStreams() { ls.standalone.cut() }
 // end ends the session on this instance: its calls are cancelled, its
 // streams cut, and, when forget is set, its record and events deleted.
 func (ls *liveSession) end(ctx context.Context, forget bool) {
+	ls.endIf(ctx, forget, nil)
+}
+
+// endIf is end if cond (nil: always) holds at the moment the session would
+// end, checked under its lock: the janitor ends a session it found idle
+// only if no request has taken it up since. It reports whether it ended
+// the session.
+func (ls *liveSession) endIf(ctx context.Context, forget bool, cond func() bool) bool {
 	ls.mu.Lock()
-	if ls.ended {
+	if ls.ended || (cond != nil && !cond()) {
 		ls.mu.Unlock()
-		return
+		return false
 	}
 	ls.ended = true
 	if ls.release != nil {
@@ -291,4 +305,5 @@ func (ls *liveSession) end(ctx context.Context, forget bool) {
 	if ls.h.cfg.events != nil && (forget || ls.h.cfg.ownEvents) {
 		_ = ls.h.cfg.events.SessionClosed(ctx, ls.id)
 	}
+	return true
 }

@@ -24,15 +24,24 @@ const defaultStoreTimeout = 5 * time.Second
 
 // withStore runs f with a context for store calls: parent's values and
 // cancellation, at most the store timeout. The handler's own in-memory
-// store never blocks, so it gets parent as it is.
+// stores never block, so with both of them f gets parent as it is.
 func (h *Handler) withStore(parent context.Context, f func(ctx context.Context)) {
-	if !h.cfg.sharedSessions {
+	if !h.cfg.sharedSessions && (h.cfg.events == nil || h.cfg.ownEvents) {
 		f(parent)
 		return
 	}
 	ctx, cancel := context.WithTimeout(parent, h.cfg.storeTimeout)
 	defer cancel()
 	f(ctx)
+}
+
+// eventsCtx is the context of an EventStore call made for a request:
+// parent's, bounded by the store timeout for a store of the user's.
+func (h *Handler) eventsCtx(parent context.Context) (context.Context, context.CancelFunc) {
+	if h.cfg.ownEvents {
+		return parent, func() {}
+	}
+	return context.WithTimeout(parent, h.cfg.storeTimeout)
 }
 
 // shared reports whether other instances may serve this session.
@@ -101,7 +110,7 @@ func (ls *liveSession) touchStale() bool {
 // that expired in the store, and forgets its events.
 func (ls *liveSession) gone(ctx context.Context) {
 	ls.end(ctx, false)
-	if ls.h.cfg.events != nil {
+	if ls.h.cfg.events != nil && !ls.h.cfg.ownEvents { // end forgot the handler's own
 		_ = ls.h.cfg.events.SessionClosed(ctx, ls.id)
 	}
 }

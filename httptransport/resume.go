@@ -34,7 +34,9 @@ func (h *Handler) streamFor(r *http.Request, ls *liveSession, lastID string) (st
 		return ls.standalone, index, true, nil, nil
 	}
 	if h.isStandaloneID(streamID) {
-		events, err := h.cfg.events.After(r.Context(), ls.id, streamID, index)
+		ctx, cancel := h.eventsCtx(r.Context())
+		events, err := h.cfg.events.After(ctx, ls.id, streamID, index)
+		cancel()
 		if err != nil {
 			h.cfg.logger.Debug("mcp: another instance's GET stream events are gone", "session", ls.id, "stream", streamID, "error", err)
 		}
@@ -96,8 +98,13 @@ func parseEventID(id string) (stream string, index int, ok bool) {
 	if !found || stream == "" {
 		return "", 0, false
 	}
+	// Only indexes as the server writes them: digits, no sign, no leading
+	// zero (Atoi would take "+1" and "01").
+	if n == "" || !allDigits(n) || (len(n) > 1 && n[0] == '0') {
+		return "", 0, false
+	}
 	index, err := strconv.Atoi(n)
-	if err != nil || index < 0 {
+	if err != nil {
 		return "", 0, false
 	}
 	return stream, index, true
@@ -107,7 +114,9 @@ func parseEventID(id string) (stream string, index int, ok bool) {
 // events, then the end of the response.
 func (h *Handler) replayEnded(w http.ResponseWriter, r *http.Request, ls *liveSession, lastID string) {
 	streamID, index, _ := parseEventID(lastID)
-	events, err := h.cfg.events.After(r.Context(), ls.id, streamID, index)
+	ctx, cancel := h.eventsCtx(r.Context())
+	events, err := h.cfg.events.After(ctx, ls.id, streamID, index)
+	cancel()
 	if err != nil {
 		writeRefusal(w, noID, errUnknownEventID)
 		return

@@ -109,7 +109,7 @@ func (h *Handler) lookup(r *http.Request, sid string) (*liveSession, *httpError)
 		}
 		if err := ls.touch(r.Context()); errors.Is(err, ErrNoSession) {
 			// Deleted or expired on another instance sharing the store.
-			ls.gone(context.WithoutCancel(r.Context()))
+			h.withStore(context.WithoutCancel(r.Context()), ls.gone)
 			return nil, errSessionNotFound
 		} else if err != nil {
 			h.cfg.logger.Warn("mcp: checking the session in the store failed", "session", sid, "error", err)
@@ -579,7 +579,23 @@ func (h *Handler) serveDelete(w http.ResponseWriter, r *http.Request) {
 		writeRefusal(w, noID, herr)
 		return
 	}
-	ls.end(r.Context(), true)
+	// The record goes first: if the store cannot delete it, the session
+	// lives on (any instance would serve it again), so the client hears
+	// that the DELETE failed, and the session here is left alone. The work
+	// is done even if the client leaves meanwhile.
+	var err error
+	h.withStore(context.WithoutCancel(r.Context()), func(ctx context.Context) {
+		if err = h.sessions.Delete(ctx, sid); err != nil && !errors.Is(err, ErrNoSession) {
+			return
+		}
+		err = nil
+		ls.gone(ctx) // ended here, its events forgotten
+	})
+	if err != nil {
+		h.cfg.logger.Warn("mcp: deleting the session from the store failed", "session", sid, "error", err)
+		writeRefusal(w, noID, errSessionUnavailable)
+		return
+	}
 	w.WriteHeader(http.StatusOK)
 }
 
