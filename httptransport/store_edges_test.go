@@ -288,3 +288,37 @@ func TestReplayHungEventStore(t *testing.T) {
 		t.Errorf("a resuming GET waited %v on a hung EventStore.After (bound 100 ms): %v", d.Round(time.Millisecond), err)
 	}
 }
+
+// hangingGetStore is a shared SessionStore whose Get waits for its context
+// to end while hang is set (a remote store that stopped answering).
+type hangingGetStore struct {
+	*MemorySessionStore
+	hang atomic.Bool
+}
+
+func (s *hangingGetStore) Get(ctx context.Context, id string) (*SessionRecord, error) {
+	if s.hang.Load() {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return s.MemorySessionStore.Get(ctx, id)
+}
+
+// TestRequestHungSessionStore: a request whose session must be read from a
+// shared store that stopped answering gets 503 within the store bound, not
+// when the client gives up.
+func TestRequestHungSessionStore(t *testing.T) {
+	store := &hangingGetStore{MemorySessionStore: NewMemorySessionStore()}
+	a := startServer(t, newTestEngine(), &Options{Sessions: store}, nil, false)
+	b := startServer(t, newTestEngine(), &Options{Sessions: store}, nil, false)
+	b.h.cfg.storeTimeout = 100 * time.Millisecond
+	sid := a.initialize(Version20251125)
+	store.hang.Store(true)
+	defer store.hang.Store(false)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	resp := b.open(ctx, "POST", sessionHeaders(sid, Version20251125), listTools)
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("hung store: %d, want 503 within the store bound (100 ms)", resp.StatusCode)
+	}
+}

@@ -107,7 +107,9 @@ func (h *Handler) lookup(r *http.Request, sid string) (*liveSession, *httpError)
 		if ls.owner != owner || ls.sess.Legacy {
 			return nil, errSessionNotFound
 		}
-		if err := ls.touch(r.Context()); errors.Is(err, ErrNoSession) {
+		var err error
+		h.withStore(r.Context(), func(ctx context.Context) { err = ls.touch(ctx) })
+		if errors.Is(err, ErrNoSession) {
 			// Deleted or expired on another instance sharing the store.
 			h.withStore(context.WithoutCancel(r.Context()), ls.gone)
 			return nil, errSessionNotFound
@@ -116,7 +118,9 @@ func (h *Handler) lookup(r *http.Request, sid string) (*liveSession, *httpError)
 		}
 		return ls, nil
 	}
-	rec, err := h.sessions.Get(r.Context(), sid)
+	var rec *SessionRecord
+	var err error
+	h.withStore(r.Context(), func(ctx context.Context) { rec, err = h.sessions.Get(ctx, sid) })
 	switch {
 	case errors.Is(err, ErrNoSession):
 		return nil, errSessionNotFound
@@ -134,7 +138,7 @@ func (h *Handler) lookup(r *http.Request, sid string) (*liveSession, *httpError)
 		h.cfg.logger.Warn("mcp: opening the session on the engine failed", "session", sid, "error", err)
 		return nil, errSessionUnavailable
 	}
-	_ = ls.touch(r.Context()) // the record was just read
+	h.withStore(r.Context(), func(ctx context.Context) { _ = ls.touch(ctx) }) // the record was just read
 	return ls, nil
 }
 
@@ -187,7 +191,9 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 		sess.takeDirty()
 		rec := &SessionRecord{ID: sess.ID, Owner: owner, Version: sess.Version, State: sess.State()}
 		ls.touched = time.Now() // not yet visible to other goroutines
-		if err := h.sessions.Put(r.Context(), rec, h.cfg.idleTimeout); err != nil {
+		var err error
+		h.withStore(r.Context(), func(ctx context.Context) { err = h.sessions.Put(ctx, rec, h.cfg.idleTimeout) })
+		if err != nil {
 			h.cfg.logger.Error("mcp: storing new session failed", "error", err)
 			resp = jsonrpc.NewError(m.ID, jsonrpc.Errorf(jsonrpc.CodeInternalError, "could not store the session"))
 		} else if _, err := h.adopt(ls); err != nil {
@@ -271,7 +277,7 @@ func (h *Handler) serveMessages(w http.ResponseWriter, r *http.Request, ls *live
 		}
 	}
 	if ls != nil {
-		ls.save(r.Context())
+		h.withStore(r.Context(), ls.save)
 	}
 	switch {
 	case len(calls) == 0 && len(refused) == 0:
