@@ -26,12 +26,11 @@ func refDecode(data []byte) (*jsonrpc.Message, error) {
 		if errors.As(err, &syn) || len(data) == 0 {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "parse error: " + err.Error()}
 		}
-		var probe struct {
-			ID json.RawMessage `json:"id"`
-		}
+		// The id echoed is the exact "id" member (names are case-sensitive).
+		var probe map[string]json.RawMessage
 		bad := new(jsonrpc.Message)
 		if json.Unmarshal(data, &probe) == nil {
-			if id, err := jsonrpc.ParseID(probe.ID); err == nil && id.IsValid() {
+			if id, err := jsonrpc.ParseID(probe["id"]); err == nil && id.IsValid() {
 				bad.ID = id
 			}
 		}
@@ -112,8 +111,14 @@ func checkDecode(t *testing.T, data []byte) {
 	want, wantErr := refDecode(data)
 	if wantErr == nil && want != nil && foldedName(data) {
 		var e *jsonrpc.Error
-		if !errors.As(gotErr, &e) || e.Code != jsonrpc.CodeInvalidRequest || got == nil || got.ID != want.ID {
-			t.Fatalf("%q: %+v, %v; want -32600 with id %v (a member name in another case)", data, got, gotErr, want.ID)
+		var probe map[string]json.RawMessage
+		_ = json.Unmarshal(data, &probe)
+		wantID, _ := jsonrpc.ParseID(probe["id"]) // the exact "id" member's
+		if !wantID.IsValid() {
+			wantID = jsonrpc.ID{}
+		}
+		if !errors.As(gotErr, &e) || e.Code != jsonrpc.CodeInvalidRequest || got == nil || got.ID != wantID {
+			t.Fatalf("%q: %+v, %v; want -32600 with id %v (a member name in another case)", data, got, gotErr, wantID)
 		}
 		return
 	}

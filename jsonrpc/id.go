@@ -35,7 +35,7 @@ func Int64ID(n int64) ID { return ID{raw: strconv.FormatInt(n, 10)} }
 // (a number with a fraction or exponent is refused, as MCP ids are integers)
 // and refuses null, objects, arrays and booleans.
 func ParseID(raw json.RawMessage) (ID, error) {
-	raw = bytes.TrimSpace(raw)
+	raw = bytes.Trim(raw, " \t\r\n") // JSON's whitespace only
 	if len(raw) == 0 {
 		return ID{}, nil
 	}
@@ -49,10 +49,8 @@ func ParseID(raw json.RawMessage) (ID, error) {
 		}
 		return ID{raw: string(raw)}, nil
 	case c == '-' || (c >= '0' && c <= '9'):
-		for _, d := range raw[1:] {
-			if d < '0' || d > '9' {
-				return ID{}, errors.New("jsonrpc: id must be a string or an integer")
-			}
+		if !jsonInteger(raw) {
+			return ID{}, errors.New("jsonrpc: id must be a string or an integer")
 		}
 		return ID{raw: string(raw)}, nil
 	case bytes.Equal(raw, []byte("null")):
@@ -90,4 +88,20 @@ func (id *ID) UnmarshalJSON(b []byte) error {
 	}
 	*id = v
 	return nil
+}
+
+// jsonInteger reports whether b is a JSON integer: -?(0|[1-9][0-9]*).
+func jsonInteger(b []byte) bool {
+	if len(b) > 0 && b[0] == '-' {
+		b = b[1:]
+	}
+	if len(b) == 0 || (b[0] == '0' && len(b) > 1) {
+		return false
+	}
+	for _, d := range b {
+		if d < '0' || d > '9' {
+			return false
+		}
+	}
+	return true
 }

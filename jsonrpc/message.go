@@ -104,20 +104,12 @@ func Decode(data []byte) (*Message, error) {
 		}
 		// Valid JSON of the wrong shape: keep what id can be read, so the
 		// error response can echo it.
-		var probe struct {
-			ID json.RawMessage `json:"id"`
-		}
-		bad := new(Message)
-		if json.Unmarshal(data, &probe) == nil {
-			if id, err := ParseID(probe.ID); err == nil && !id.null {
-				bad.ID = id
-			}
-		}
-		return bad, &Error{Code: CodeInvalidRequest, Message: "invalid request: " + err.Error()}
+		_, id := scanMembers(data)
+		return &Message{ID: id}, &Error{Code: CodeInvalidRequest, Message: "invalid request: " + err.Error()}
 	}
-	if name := foldedMember(data); name != "" {
+	if name, id := scanMembers(data); name != "" {
 		// encoding/json matched it to a member; JSON-RPC names are exact.
-		return &Message{ID: m.ID}, &Error{Code: CodeInvalidRequest, Message: fmt.Sprintf("invalid request: member %q is not %q (names are case-sensitive)", name, strings.ToLower(name))}
+		return &Message{ID: id}, &Error{Code: CodeInvalidRequest, Message: fmt.Sprintf("invalid request: member %q is not %q (names are case-sensitive)", name, strings.ToLower(name))}
 	}
 	if err := m.validate(); err != nil {
 		return m, err
@@ -128,30 +120,39 @@ func Decode(data []byte) (*Message, error) {
 // memberNames are the members of a JSON-RPC message.
 var memberNames = [...]string{"jsonrpc", "id", "method", "params", "result", "error"}
 
-// foldedMember returns the first member name of the JSON object data that
-// differs from a JSON-RPC member name in case only, or "".
-func foldedMember(data []byte) string {
+// scanMembers reads the JSON object data by its exact member names, as
+// JSON-RPC does (encoding/json folds case): folded is the first name that
+// differs from a JSON-RPC member's in case only ("" if none), id the last
+// exact "id" member, for an error response to echo (zero if absent,
+// null or unreadable).
+func scanMembers(data []byte) (folded string, id ID) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return ""
+		return "", ID{}
 	}
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
-			return ""
+			return folded, id
 		}
 		key, _ := t.(string)
 		for _, name := range memberNames {
-			if key != name && strings.EqualFold(key, name) {
-				return key
+			if folded == "" && key != name && strings.EqualFold(key, name) {
+				folded = key
 			}
 		}
-		var skip json.RawMessage
-		if dec.Decode(&skip) != nil {
-			return ""
+		var value json.RawMessage
+		if dec.Decode(&value) != nil {
+			return folded, id
+		}
+		if key == "id" {
+			id = ID{}
+			if v, err := ParseID(value); err == nil && !v.null {
+				id = v
+			}
 		}
 	}
-	return ""
+	return folded, id
 }
 
 // DecodeBatch parses a body that may be a single message or a batch array

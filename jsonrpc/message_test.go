@@ -2,6 +2,7 @@ package jsonrpc
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"testing"
 )
@@ -153,5 +154,51 @@ func TestDecodeCaseFoldedMembers(t *testing.T) {
 	}
 	if _, err := Decode([]byte(`{"jsonrpc":"2.0","id":1,"method":"x","Name":"y"}`)); err != nil {
 		t.Errorf("a member that is no JSON-RPC name: %v", err)
+	}
+}
+
+// TestParseIDRefusesNonJSON: ParseID documents that it reads an id
+// "from its JSON form" and accepts only strings and integers; a bare "-",
+// leading zeros or non-JSON whitespace are not JSON at all.
+func TestParseIDRefusesNonJSON(t *testing.T) {
+	for _, raw := range []string{"-", "01", "-007", "00", "\u00a01", "\v2"} {
+		if json.Valid([]byte(raw)) {
+			t.Fatalf("%q is valid JSON; test is wrong", raw)
+		}
+		id, err := ParseID(json.RawMessage(raw))
+		if err == nil {
+			_, encErr := NewResponse(id, json.RawMessage(`{}`)).Encode()
+			t.Errorf("ParseID(%q) = %q, nil; want an error (Encode of a response with it: %v)", raw, id.Raw(), encErr)
+		}
+	}
+}
+
+// TestDecodeErrorEchoesExactID: the id an error response echoes is the
+// message's exact "id" member, never a case-folded "ID" (encoding/json lets
+// the later one win, and the error once echoed an id the client never sent
+// as "id", or null instead of its own).
+func TestDecodeErrorEchoesExactID(t *testing.T) {
+	for _, tc := range []struct {
+		body, wantID string
+	}{
+		{`{"jsonrpc":"2.0","id":1,"ID":2,"method":"x"}`, "1"},
+		{`{"jsonrpc":"2.0","id":1,"iD":null,"method":"x"}`, "1"},
+		{`{"jsonrpc":"2.0","id":1,"ID":2,"method":5}`, "1"},
+	} {
+		m, err := Decode([]byte(tc.body))
+		var je *Error
+		if !errors.As(err, &je) || je.Code != CodeInvalidRequest {
+			t.Fatalf("Decode(%s) err = %v, want invalid request", tc.body, err)
+		}
+		if m == nil {
+			t.Fatalf("Decode(%s): nil message", tc.body)
+		}
+		got := m.ID.Raw()
+		if m.ID.null {
+			got = "null"
+		}
+		if got != tc.wantID {
+			t.Errorf("Decode(%s): error would echo id %s, the request's \"id\" is %s", tc.body, got, tc.wantID)
+		}
 	}
 }
