@@ -31,8 +31,8 @@ type liveSession struct {
 	release func()
 
 	mu         sync.Mutex
-	calls      map[string]*Call        // in flight, by request id
-	pending    map[string]pendingReply // server requests awaiting answers
+	calls      map[string]*Call        // in flight, by request id (ID.Key)
+	pending    map[string]pendingReply // server requests awaiting answers (ID.Key)
 	streams    map[string]*stream      // live call streams, by stream id
 	standalone *stream                 // GET stream (2025) or event stream (2024-11-05)
 	nextStream int
@@ -111,7 +111,7 @@ func (ls *liveSession) dropStream(st *stream) {
 // addCall records a call in flight; a request id already in flight is
 // refused (ids must not be reused within a session).
 func (ls *liveSession) addCall(c *Call) bool {
-	key := c.Request.ID.Raw()
+	key := c.Request.ID.Key()
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	if _, dup := ls.calls[key]; dup || ls.ended {
@@ -131,7 +131,7 @@ func (ls *liveSession) releaseID(c *Call) {
 }
 
 func (ls *liveSession) releaseIDLocked(c *Call) {
-	if key := c.Request.ID.Raw(); ls.calls[key] == c {
+	if key := c.Request.ID.Key(); ls.calls[key] == c {
 		delete(ls.calls, key)
 	}
 }
@@ -161,7 +161,7 @@ func (ls *liveSession) registerRequest(c *Call, engineID jsonrpc.ID) jsonrpc.ID 
 	// The instance's tag keeps ids apart between instances serving one
 	// session, whose answers may reach any of them.
 	id := jsonrpc.StringID("mcpmount-" + ls.tag + "-" + strconv.Itoa(ls.nextReq))
-	ls.pending[id.Raw()] = pendingReply{call: c, id: engineID}
+	ls.pending[id.Key()] = pendingReply{call: c, id: engineID}
 	return id
 }
 
@@ -205,8 +205,9 @@ func (ls *liveSession) cancelledOut(c *Call, msg *jsonrpc.Message) *jsonrpc.Mess
 // false for an answer nobody awaits.
 func (ls *liveSession) deliverReply(msg *jsonrpc.Message) bool {
 	ls.mu.Lock()
-	p, ok := ls.pending[msg.ID.Raw()]
-	delete(ls.pending, msg.ID.Raw())
+	key := msg.ID.Key()
+	p, ok := ls.pending[key]
+	delete(ls.pending, key)
 	ls.mu.Unlock()
 	if !ok {
 		return false
@@ -231,7 +232,7 @@ func (ls *liveSession) deliverReply(msg *jsonrpc.Message) bool {
 // (notifications/cancelled); unknown ids are ignored, as the spec asks.
 func (ls *liveSession) cancelCall(requestID jsonrpc.ID) {
 	ls.mu.Lock()
-	c := ls.calls[requestID.Raw()]
+	c := ls.calls[requestID.Key()]
 	ls.mu.Unlock()
 	if c != nil && c.Request.Method != "initialize" {
 		c.cancel()

@@ -203,3 +203,33 @@ func TestJSONBatchOutlivesServerWriteTimeout(t *testing.T) {
 		t.Fatalf("JSON-only batch of the same call: %d %q %v, want the result", status, body, err)
 	}
 }
+
+// TestCancelIDWrittenDifferently: notifications/cancelled names a request
+// by its id as a JSON value: "c1" cancels the request sent as "\u0063\u0031"
+// (ids were once told apart by their bytes, and the cancel went nowhere).
+func TestCancelIDWrittenDifferently(t *testing.T) {
+	s := newServer(t, nil)
+	sid := s.initialize(Version20251125)
+	h := sessionHeaders(sid, Version20251125)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, "POST", s.url, strings.NewReader(`{"jsonrpc":"2.0","id":"\u0063\u0031","method":"tools/call","params":{"name":"slow","arguments":{"text":"a"}}}`))
+		req.Header = h.Clone()
+		if resp, err := s.client.Do(req); err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	}()
+	<-s.engine.started
+	s.do("POST", h, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c1"}}`)
+	select {
+	case <-s.engine.cancelled:
+		<-s.engine.sendErrs
+	case <-time.After(3 * time.Second):
+		t.Fatal(`notifications/cancelled for "c1" did not cancel the request sent as "\u0063\u0031"`)
+	}
+	<-done
+}

@@ -68,6 +68,34 @@ func (id ID) IsZero() bool { return id.raw == "" && !id.null }
 // Raw returns the id's JSON form, or "" for the zero id.
 func (id ID) Raw() string { return id.raw }
 
+// Key returns a form of the id that is the same for every way of writing
+// it ("a" and "\u0061", 0 and -0), for telling ids apart: the JSON form
+// when it is already the plain one (without allocating), else the string
+// re-encoded plainly. Raw keeps the form received, for echoing.
+func (id ID) Key() string {
+	switch {
+	case id.raw == "" || id.raw[0] != '"':
+		if id.raw == "-0" {
+			return "0"
+		}
+		return id.raw
+	}
+	if _, ok := jsonscan.SimpleString([]byte(id.raw)); ok {
+		return id.raw
+	}
+	var s string
+	if json.Unmarshal([]byte(id.raw), &s) != nil {
+		return id.raw
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(s) != nil {
+		return id.raw
+	}
+	return string(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+}
+
 // String returns the id's JSON form, for logs.
 func (id ID) String() string { return id.raw }
 

@@ -202,3 +202,31 @@ func TestDecodeErrorEchoesExactID(t *testing.T) {
 		}
 	}
 }
+
+// TestIDKey: ids written differently that are the same JSON value have
+// the same Key; others do not; Raw keeps what was received.
+func TestIDKey(t *testing.T) {
+	same := [][]string{
+		{`"a"`, `"\u0061"`},
+		{`"é"`, `"\u00e9"`},
+		{`"<&>"`, `"\u003c\u0026\u003e"`},
+		{`0`, `-0`},
+	}
+	for _, pair := range same {
+		a, err1 := ParseID(json.RawMessage(pair[0]))
+		b, err2 := ParseID(json.RawMessage(pair[1]))
+		if err1 != nil || err2 != nil || a.Key() != b.Key() {
+			t.Errorf("Key(%s) = %q, Key(%s) = %q (%v %v), want equal", pair[0], a.Key(), pair[1], b.Key(), err1, err2)
+		}
+		if b.Raw() != pair[1] {
+			t.Errorf("Raw = %s, want %s as received", b.Raw(), pair[1])
+		}
+	}
+	for _, pair := range [][]string{{`"1"`, `1`}, {`"a"`, `"A"`}, {`1`, `10`}} {
+		a, _ := ParseID(json.RawMessage(pair[0]))
+		b, _ := ParseID(json.RawMessage(pair[1]))
+		if a.Key() == b.Key() {
+			t.Errorf("Key(%s) = Key(%s) = %q, want different", pair[0], pair[1], a.Key())
+		}
+	}
+}
