@@ -69,31 +69,32 @@ func (id ID) IsZero() bool { return id.raw == "" && !id.null }
 func (id ID) Raw() string { return id.raw }
 
 // Key returns a form of the id that is the same for every way of writing
-// it ("a" and "\u0061", 0 and -0), for telling ids apart: the JSON form
-// when it is already the plain one (without allocating), else the string
-// re-encoded plainly. Raw keeps the form received, for echoing.
+// it ("a" and "\u0061", 0 and -0), for telling ids apart (not JSON: the
+// decoded string between quotes). It allocates only for strings written
+// with escapes or beyond ASCII; Raw keeps the form received, for echoing.
 func (id ID) Key() string {
-	switch {
-	case id.raw == "" || id.raw[0] != '"':
-		if id.raw == "-0" {
+	raw := id.raw
+	if raw == "" || raw[0] != '"' {
+		if raw == "-0" {
 			return "0"
 		}
-		return id.raw
+		return raw
 	}
-	if _, ok := jsonscan.SimpleString([]byte(id.raw)); ok {
-		return id.raw
+	plain := true
+	for i := 1; i < len(raw)-1; i++ {
+		if c := raw[i]; c == '\\' || c < 0x20 || c > 0x7e {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return raw
 	}
 	var s string
-	if json.Unmarshal([]byte(id.raw), &s) != nil {
-		return id.raw
+	if json.Unmarshal([]byte(raw), &s) != nil {
+		return raw
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if enc.Encode(s) != nil {
-		return id.raw
-	}
-	return string(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	return `"` + s + `"`
 }
 
 // String returns the id's JSON form, for logs.

@@ -222,6 +222,10 @@ func TestIDKey(t *testing.T) {
 			t.Errorf("Raw = %s, want %s as received", b.Raw(), pair[1])
 		}
 	}
+	plain, number := StringID("req-1"), Int64ID(42)
+	if n := testing.AllocsPerRun(100, func() { _, _ = plain.Key(), number.Key() }); n != 0 {
+		t.Errorf("Key of a plain string and a number: %v allocations, want 0", n)
+	}
 	for _, pair := range [][]string{{`"1"`, `1`}, {`"a"`, `"A"`}, {`1`, `10`}} {
 		a, _ := ParseID(json.RawMessage(pair[0]))
 		b, _ := ParseID(json.RawMessage(pair[1]))
