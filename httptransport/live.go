@@ -30,6 +30,12 @@ type liveSession struct {
 	// holds none. Set before the session is adopted.
 	release func()
 
+	// recMu orders the writes of the session's record: a save (check that
+	// the session lives, then Put) against its deletion (a DELETE, an
+	// expiry), so that a call ending as the session is deleted cannot
+	// write it back.
+	recMu sync.Mutex
+
 	mu         sync.Mutex
 	calls      map[string]*Call        // in flight, by request id (ID.Key)
 	pending    map[string]pendingReply // server requests awaiting answers (ID.Key)
@@ -44,8 +50,9 @@ type liveSession struct {
 }
 
 type pendingReply struct {
-	call *Call
-	id   jsonrpc.ID // the id the engine gave the request
+	call   *Call
+	id     jsonrpc.ID // the id the engine gave the request
+	client jsonrpc.ID // the id the client saw
 }
 
 func (h *Handler) newLiveSession(sess *Session, owner string) *liveSession {
@@ -161,7 +168,7 @@ func (ls *liveSession) registerRequest(c *Call, engineID jsonrpc.ID) jsonrpc.ID 
 	// The instance's tag keeps ids apart between instances serving one
 	// session, whose answers may reach any of them.
 	id := jsonrpc.StringID("mcpmount-" + ls.tag + "-" + strconv.Itoa(ls.nextReq))
-	ls.pending[id.Key()] = pendingReply{call: c, id: engineID}
+	ls.pending[id.Key()] = pendingReply{call: c, id: engineID, client: id}
 	return id
 }
 
@@ -178,20 +185,21 @@ func (ls *liveSession) cancelledOut(c *Call, msg *jsonrpc.Message) *jsonrpc.Mess
 	if err != nil || !engineID.IsValid() {
 		return msg
 	}
+	engineKey := engineID.Key()
 	ls.mu.Lock()
-	var clientID string
+	var clientID jsonrpc.ID
 	for k, p := range ls.pending {
-		if p.call == c && p.id == engineID {
-			clientID = k
+		if p.call == c && p.id.Key() == engineKey {
+			clientID = p.client
 			delete(ls.pending, k)
 			break
 		}
 	}
 	ls.mu.Unlock()
-	if clientID == "" {
+	if !clientID.IsValid() {
 		return msg
 	}
-	params["requestId"] = json.RawMessage(clientID)
+	params["requestId"] = json.RawMessage(clientID.Raw())
 	raw, err := json.Marshal(params)
 	if err != nil {
 		return msg
@@ -297,7 +305,10 @@ func (ls *liveSession) endIf(ctx context.Context, forget bool, cond func() bool)
 	}
 	ls.h.mu.Unlock()
 	if forget {
-		if err := ls.h.sessions.Delete(ctx, ls.id); err != nil {
+		ls.recMu.Lock() // after a save under way (recMu)
+		err := ls.h.sessions.Delete(ctx, ls.id)
+		ls.recMu.Unlock()
+		if err != nil {
 			ls.h.cfg.logger.Warn("mcp: deleting session failed", "session", ls.id, "error", err)
 		}
 	}

@@ -44,7 +44,10 @@ type Options struct {
 	// session be served by any instance. A store passed here is taken as
 	// shared: each request checks the session's record, so one deleted or
 	// expired on another instance ends here too (404), and an idle session
-	// is only dropped from this instance, its record left to expire.
+	// is only dropped from this instance, its record left to expire. Each
+	// call to a store passed here has 5 seconds: past that a request gets
+	// 503 (a DELETE leaves the session as it was), and an initialize
+	// fails.
 	Sessions SessionStore
 
 	// SessionIdleTimeout ends a session that has had no request and no
@@ -55,10 +58,10 @@ type Options struct {
 	// Events stores the events of 2025-era session streams so a client
 	// can resume a dropped stream with Last-Event-ID. Nil means a bounded
 	// in-memory store (see NewMemoryEventStore); use DisableResumability
-	// to turn resumability off. Appending an event to a store passed here,
-	// and replaying a stream's events while it is being attached, have 5
-	// seconds each (a stream waits on them), and Shutdown cancels those
-	// still running at its deadline.
+	// to turn resumability off. Each call to a store passed here (an
+	// append, a replay, forgetting a session's events) has 5 seconds, as a
+	// stream or a request waits on it, and Shutdown cancels those still
+	// running at its deadline.
 	Events EventStore
 
 	// DisableResumability turns off event ids, priming events and

@@ -16,10 +16,11 @@ import (
 // A 2024-11-05 session lives on the instance holding its stream and is
 // never shared.
 
-// defaultStoreTimeout bounds the store work done for one session outside
-// a request (a janitor round's touch or expiry of it, the touch and save
-// at the end of a call), so that a store that hangs holds nothing for
-// long and one slow session never eats the others' time.
+// defaultStoreTimeout bounds each piece of store work done for a session
+// (a request's lookup, touch, save or DELETE, initialize's Put, a janitor
+// round's touch or expiry, the touch and save at the end of a call, an
+// EventStore's replay or SessionClosed), so that a store that hangs holds
+// nothing for long and one slow session never eats the others' time.
 const defaultStoreTimeout = 5 * time.Second
 
 // withStore runs f with a context for store calls: parent's values and
@@ -117,13 +118,16 @@ func (ls *liveSession) gone(ctx context.Context) {
 
 // save stores the engine's state if it changed. A session that has ended
 // is not written back, nor a shared one whose record is gone: a call
-// ending after a DELETE elsewhere must not bring the session back. (The
-// store has no put-if-present, so a DELETE between the check and the Put
-// can still be undone; the window is one store round trip.)
+// ending after a DELETE must not bring the session back. A deletion here
+// waits for a save under way (recMu); one on another instance between the
+// check and the Put can still be undone (the store has no put-if-present;
+// the window is one store round trip).
 func (ls *liveSession) save(ctx context.Context) {
 	if !ls.sess.takeDirty() {
 		return
 	}
+	ls.recMu.Lock()
+	defer ls.recMu.Unlock()
 	ls.mu.Lock()
 	ended := ls.ended
 	ls.mu.Unlock()

@@ -591,6 +591,8 @@ func (h *Handler) serveDelete(w http.ResponseWriter, r *http.Request) {
 	// is done even if the client leaves meanwhile.
 	var err error
 	h.withStore(context.WithoutCancel(r.Context()), func(ctx context.Context) {
+		ls.recMu.Lock() // no save writes the record back meanwhile
+		defer ls.recMu.Unlock()
 		if err = h.sessions.Delete(ctx, sid); err != nil && !errors.Is(err, ErrNoSession) {
 			return
 		}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/mcpmount/mcpmount/internal/jsonscan"
 )
@@ -91,7 +93,9 @@ func (id ID) Key() string {
 		return raw
 	}
 	var s string
-	if json.Unmarshal([]byte(raw), &s) != nil {
+	if json.Unmarshal([]byte(raw), &s) != nil || strings.ContainsRune(s, utf8.RuneError) {
+		// encoding/json turns lone surrogates and invalid bytes into
+		// U+FFFD, which would make different ids one: keep the bytes.
 		return raw
 	}
 	return `"` + s + `"`
