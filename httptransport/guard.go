@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -22,7 +23,7 @@ func (h *Handler) checkOrigin(r *http.Request) *httpError {
 	if origin := r.Header.Get("Origin"); origin != "" && !h.originAllowed(origin, r.Host) {
 		return errForbiddenOrigin
 	}
-	if isLoopbackListener(r) && !isLocalHost(r.Host) && !h.cfg.allowedHosts[r.Host] {
+	if isLoopbackListener(r) && !isLocalHost(r.Host) && !h.cfg.allowedHosts[strings.ToLower(r.Host)] {
 		return errForbiddenHost
 	}
 	return nil
@@ -30,13 +31,34 @@ func (h *Handler) checkOrigin(r *http.Request) *httpError {
 
 func (h *Handler) originAllowed(origin, host string) bool {
 	if h.cfg.allowedOrigins != nil {
-		return h.cfg.allowedOrigins[origin]
+		return h.cfg.allowedOrigins[origin] || h.cfg.allowedOrigins[normalOrigin(origin)]
 	}
 	u, err := url.Parse(origin)
 	if err != nil || u.Host == "" {
 		return false
 	}
 	return isLocalHost(u.Host) || strings.EqualFold(u.Host, host)
+}
+
+// normalOrigin writes an origin as browsers send it: scheme and host in
+// lower case, no default port, no path. Anything that does not parse as
+// scheme://host is only lower-cased ("null").
+func normalOrigin(origin string) string {
+	u, err := url.Parse(origin)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return strings.ToLower(origin)
+	}
+	scheme, host, port := strings.ToLower(u.Scheme), strings.ToLower(u.Hostname()), u.Port()
+	if (scheme == "http" && port == "80") || (scheme == "https" && port == "443") {
+		port = ""
+	}
+	if port != "" {
+		return scheme + "://" + net.JoinHostPort(host, port)
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	return scheme + "://" + host
 }
 
 // isLocalHost reports whether hostport names this machine by a loopback name.
@@ -77,7 +99,10 @@ func parseAccept(r *http.Request) acceptance {
 		for rest, more := v, true; more; {
 			var part string
 			part, rest, more = strings.Cut(rest, ",")
-			mt, _, _ := strings.Cut(part, ";")
+			mt, params, _ := strings.Cut(part, ";")
+			if refusedByQ(params) {
+				continue // q=0: "not acceptable" (RFC 9110 section 12.4.2)
+			}
 			switch strings.ToLower(strings.TrimSpace(mt)) {
 			case "application/json", "application/*":
 				a.json = true
@@ -89,6 +114,20 @@ func parseAccept(r *http.Request) acceptance {
 		}
 	}
 	return a
+}
+
+// refusedByQ reports whether media-type parameters hold a q of 0.
+func refusedByQ(params string) bool {
+	for params != "" {
+		var p string
+		p, params, _ = strings.Cut(params, ";")
+		name, value, _ := strings.Cut(strings.TrimSpace(p), "=")
+		if strings.EqualFold(strings.TrimSpace(name), "q") {
+			q, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
+			return err == nil && q == 0
+		}
+	}
+	return false
 }
 
 // checkContentType requires a JSON body on POST.
@@ -112,10 +151,15 @@ const preallocBody = 64 << 10
 // readBody reads the whole body up to the limit into a pooled buffer, which
 // the caller returns with putBuffer when done with every slice of it.
 func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) (*bytes.Buffer, *httpError) {
+	if h.cfg.maxBody > 0 && r.ContentLength > h.cfg.maxBody {
+		// Refused as announced, before reading (or asking for, under
+		// Expect: 100-continue) a byte of it.
+		return nil, errBodyTooLarge
+	}
 	body := r.Body
-	if h.cfg.maxBody > 0 && (r.ContentLength < 0 || r.ContentLength > h.cfg.maxBody) {
-		// A body with a Content-Length within the limit cannot exceed it:
-		// net/http ends it there.
+	if h.cfg.maxBody > 0 && r.ContentLength < 0 {
+		// A body with a Content-Length (within the limit, by now) cannot
+		// exceed it: net/http ends it there.
 		body = http.MaxBytesReader(w, r.Body, h.cfg.maxBody)
 	}
 	buf := bufPool.Get().(*bytes.Buffer)

@@ -38,7 +38,14 @@ func (h *Handler) serveLegacyGet(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sess := &Session{ID: newSessionID(), Version: Version20241105, Legacy: true}
-	if err := h.sessions.Put(r.Context(), &SessionRecord{ID: sess.ID, Owner: owner, Version: sess.Version, Legacy: true}, 0); err != nil {
+	var err error
+	h.withStore(r.Context(), func(ctx context.Context) {
+		// Kept as any record is (nothing reads a 2024-11-05 one back): it
+		// expires with the idle timeout, so none outlives a crashed
+		// instance for good.
+		err = h.sessions.Put(ctx, &SessionRecord{ID: sess.ID, Owner: owner, Version: sess.Version, Legacy: true}, max(h.cfg.idleTimeout, 0))
+	})
+	if err != nil {
 		h.cfg.logger.Error("mcp: storing legacy session failed", "error", err)
 		h.streams.give(owner, 1)
 		writeRefusal(w, noID, refusal(http.StatusInternalServerError, jsonrpc.CodeInternalError, "could not store the session"))
@@ -46,8 +53,9 @@ func (h *Handler) serveLegacyGet(w http.ResponseWriter, r *http.Request) {
 	}
 	ls := h.newLiveSession(sess, owner)
 	ls.standalone.eventName = "message"
-	ls, err := h.adopt(ls)
+	ls, err = h.adopt(ls)
 	if err != nil {
+		h.withStore(context.WithoutCancel(r.Context()), func(ctx context.Context) { _ = h.sessions.Delete(ctx, sess.ID) })
 		h.streams.give(owner, 1)
 		writeRefusal(w, noID, refusal(http.StatusInternalServerError, jsonrpc.CodeInternalError, "could not open the session"))
 		return
@@ -76,6 +84,9 @@ func (h *Handler) legacyEndpoint(r *http.Request) string {
 	if u, err := url.ParseRequestURI(r.RequestURI); err == nil && u.Path != "" {
 		path = u.EscapedPath()
 	}
+	// A path the client asked for as "//host/..." would name another host
+	// as the endpoint: one leading slash only.
+	path = "/" + strings.TrimLeft(path, "/")
 	if prefix := strings.TrimSuffix(r.Header.Get("X-Forwarded-Prefix"), "/"); pathPrefix(prefix) {
 		path = prefix + path
 	}
@@ -118,7 +129,7 @@ func (h *Handler) serveLegacyPost(w http.ResponseWriter, r *http.Request) {
 		writeRefusal(w, id, rpcRefusal(err))
 		return
 	}
-	_ = ls.touch(r.Context())
+	h.withStore(r.Context(), func(ctx context.Context) { _ = ls.touch(ctx) })
 	switch {
 	case m.IsResponse():
 		ls.deliverReply(m)

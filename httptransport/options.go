@@ -2,6 +2,7 @@ package httptransport
 
 import (
 	"log/slog"
+	"strings"
 	"time"
 )
 
@@ -14,19 +15,26 @@ type Options struct {
 	MaxBodyBytes int64
 
 	// AllowedOrigins lists the browser origins (scheme://host[:port]) that
-	// may call the endpoint. A request whose Origin header is present and
-	// not allowed gets 403. Zero means: origins on localhost, 127.0.0.1
-	// and [::1], and the request's own origin (same Host), are allowed. An
-	// entry "*" allows every origin and also turns off the Host check of
-	// AllowedHosts (any site may call then, so rebinding gains nothing);
-	// use it only behind other protection.
+	// may call the endpoint, compared as browsers send them (scheme and
+	// host in any case, a default port or a trailing slash make no
+	// difference). A request whose Origin header is present and not
+	// allowed gets 403. Zero means: origins on localhost, 127.0.0.1 and
+	// [::1], and the request's own origin (same Host), are allowed. The
+	// same-Host rule stops nothing in a DNS rebinding attack (the attacker's
+	// page and Host agree), so on a server that is local in fact but does
+	// not listen on a loopback address (in a container whose port is
+	// published on 127.0.0.1, say), list the origins. An entry "*" allows
+	// every origin and also turns off the Host check of AllowedHosts (any
+	// site may call then, so rebinding gains nothing); use it only behind
+	// other protection.
 	AllowedOrigins []string
 
 	// AllowedHosts lists extra Host header values that a server listening
-	// on a loopback address accepts, compared whole: "myapp.test" admits
-	// Host: myapp.test only, list "myapp.test:8080" for that port. Requests to a
-	// loopback listener with any other Host get 403, which defeats DNS
-	// rebinding. Listeners on other addresses do not check Host.
+	// on a loopback address accepts, compared whole but in any case:
+	// "myapp.test" admits Host: myapp.test only, list "myapp.test:8080"
+	// for that port. Requests to a loopback listener with any other Host
+	// get 403, which defeats DNS rebinding. Listeners on other addresses
+	// do not check Host (see AllowedOrigins).
 	AllowedHosts []string
 
 	// Stateless serves 2025-era clients without sessions: initialize mints
@@ -229,12 +237,12 @@ func newConfig(o *Options) config {
 			if origin == "*" {
 				c.anyOrigin = true
 			}
-			c.allowedOrigins[origin] = true
+			c.allowedOrigins[normalOrigin(origin)] = true
 		}
 	}
 	c.allowedHosts = make(map[string]bool)
 	for _, h := range o.AllowedHosts {
-		c.allowedHosts[h] = true
+		c.allowedHosts[strings.ToLower(h)] = true
 	}
 	if c.events == nil && !o.DisableResumability && !o.Stateless {
 		c.events, c.ownEvents = NewMemoryEventStore(nil), true

@@ -1,0 +1,206 @@
+package httptransport
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestLegacyEndpointStaysOnHost: a GET whose path starts with "//" once
+// made the endpoint event a network-path reference, which the client
+// resolves to another host, where it would POST its messages (and
+// credentials); the endpoint keeps one leading slash.
+func TestLegacyEndpointStaysOnHost(t *testing.T) {
+	s := newServer(t, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sseURL := s.srv.URL + "//evil.example/mcp"
+	_, endpoint := openLegacy(t, ctx, sseURL, nil)
+	base, _ := url.Parse(sseURL)
+	ref, err := url.Parse(endpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := base.ResolveReference(ref); got.Host != base.Host {
+		t.Errorf("endpoint %q resolves to host %q, not the server's %q", endpoint, got.Host, base.Host)
+	}
+}
+
+// hungWriteStore is a shared SessionStore whose Put and Touch wait for
+// their context while hang is set (a remote store that stopped answering).
+type hungWriteStore struct {
+	*MemorySessionStore
+	hang atomic.Bool
+}
+
+func (s *hungWriteStore) Put(ctx context.Context, rec *SessionRecord, ttl time.Duration) error {
+	if s.hang.Load() {
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	return s.MemorySessionStore.Put(ctx, rec, ttl)
+}
+
+func (s *hungWriteStore) Touch(ctx context.Context, id string, ttl time.Duration) error {
+	if s.hang.Load() {
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	return s.MemorySessionStore.Touch(ctx, id, ttl)
+}
+
+// TestLegacyPostHungStore: a 2024-11-05 POST touches the session's
+// record with the request's context, unbounded: a shared store that
+// stopped answering holds the POST until the client gives up (2025-era
+// requests have the store bound, dd1c62a).
+func TestLegacyPostHungStore(t *testing.T) {
+	store := &hungWriteStore{MemorySessionStore: NewMemorySessionStore()}
+	s := newServer(t, &Options{Sessions: store})
+	s.h.cfg.storeTimeout = 100 * time.Millisecond
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, endpoint := openLegacy(t, ctx, s.url, nil)
+	store.hang.Store(true)
+	defer store.hang.Store(false)
+	pctx, pcancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer pcancel()
+	req, _ := http.NewRequestWithContext(pctx, "POST", s.srv.URL+endpoint, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	req.Header.Set("Content-Type", "application/json")
+	start := time.Now()
+	resp, err := s.client.Do(req)
+	if err == nil {
+		resp.Body.Close()
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("legacy POST waited %v on a hung store (bound 100 ms): %v", d.Round(time.Millisecond), err)
+	}
+}
+
+// TestLegacyGetHungStore: the same for the GET that stores a new
+// 2024-11-05 session's record.
+func TestLegacyGetHungStore(t *testing.T) {
+	store := &hungWriteStore{MemorySessionStore: NewMemorySessionStore()}
+	s := newServer(t, &Options{Sessions: store})
+	s.h.cfg.storeTimeout = 100 * time.Millisecond
+	store.hang.Store(true)
+	defer store.hang.Store(false)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", s.url, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	start := time.Now()
+	resp, err := s.client.Do(req)
+	if err == nil {
+		resp.Body.Close()
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("legacy GET waited %v on a hung store (bound 100 ms): %v", d.Round(time.Millisecond), err)
+	}
+}
+
+// refusingSessionEngine refuses every session.
+type refusingSessionEngine struct{ *testEngine }
+
+func (refusingSessionEngine) OpenSession(context.Context, *Session, Sender) error {
+	return errors.New("no sessions today")
+}
+
+// TestLegacyRefusedGetLeavesNoRecord: a 2024-11-05 GET the engine refuses
+// gets 500 and leaves no record in the store (it once left one, stored
+// with no expiry, for ever).
+func TestLegacyRefusedGetLeavesNoRecord(t *testing.T) {
+	store := NewMemorySessionStore()
+	te := newTestEngine()
+	s := startServer(t, te, &Options{Sessions: store}, nil, false)
+	s.h.engine = refusingSessionEngine{te}
+	for range 3 {
+		resp, _ := s.do("GET", http.Header{"Accept": {"text/event-stream"}}, "")
+		if resp.StatusCode != 500 {
+			t.Fatalf("GET: %d", resp.StatusCode)
+		}
+	}
+	store.Sweep()
+	store.mu.Lock()
+	n := len(store.records)
+	store.mu.Unlock()
+	if n != 0 {
+		t.Errorf("%d session records left (never expiring) by refused 2024-11-05 GETs", n)
+	}
+}
+
+// TestAcceptQZero: "application/json;q=0" says JSON is not acceptable
+// (RFC 9110 12.4.2): the answer is not JSON, and a GET accepting only
+// text/event-stream;q=0 gets 406.
+func TestAcceptQZero(t *testing.T) {
+	s := newServer(t, nil)
+	h := sessionHeaders("", "")
+	h.Set("Accept", "application/json;q=0, text/event-stream")
+	resp, body := s.do("POST", h, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
+		t.Errorf("Accept with application/json;q=0: %d %s %q", resp.StatusCode, ct, body)
+	}
+	// And a 2024-11-05 stream is opened for a client refusing event streams.
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	resp = s.open(ctx, "GET", http.Header{"Accept": {"text/event-stream;q=0"}}, "")
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotAcceptable {
+		t.Errorf("GET with Accept text/event-stream;q=0: %d, want 406", resp.StatusCode)
+	}
+}
+
+// TestOversizedAnnouncedBody: a body announced larger than MaxBodyBytes
+// gets 413 at once, not asked for under Expect: 100-continue (the client
+// was told to send what would be refused, and one that sent nothing more
+// got no answer at all).
+func TestOversizedAnnouncedBody(t *testing.T) {
+	s := newServer(t, &Options{MaxBodyBytes: 1024})
+	conn, err := net.Dial("tcp", s.srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(2 * time.Second))
+	_, _ = conn.Write([]byte("POST /mcp HTTP/1.1\r\nHost: " + s.srv.Listener.Addr().String() +
+		"\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n" +
+		"Expect: 100-continue\r\nContent-Length: 100000000\r\n\r\n"))
+	line, err := bufio.NewReader(conn).ReadString('\n')
+	if !strings.HasPrefix(line, "HTTP/1.1 413") {
+		t.Errorf("announced 100 MB body, limit 1 KiB: first line %q (%v), want 413 at once", line, err)
+	}
+}
+
+// TestOriginEntriesNormalized: AllowedOrigins entries match the origin a
+// browser sends (lower case, no default port) whatever their case or
+// default port, and AllowedHosts matches Host in any case (both were once
+// compared byte for byte).
+func TestOriginEntriesNormalized(t *testing.T) {
+	valid := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + meta + `}}`
+	for _, entry := range []string{"https://app.example:443", "https://App.Example"} {
+		s := newServer(t, &Options{AllowedOrigins: []string{entry}})
+		h := modernHeaders("server/discover")
+		h.Set("Origin", "https://app.example")
+		if resp, _ := s.do("POST", h, valid); resp.StatusCode != 200 {
+			t.Errorf("AllowedOrigins %q, Origin https://app.example: %d", entry, resp.StatusCode)
+		}
+	}
+	s := newServer(t, &Options{AllowedHosts: []string{"myapp.test"}})
+	req, _ := http.NewRequest("POST", s.url, strings.NewReader(valid))
+	req.Header = modernHeaders("server/discover")
+	req.Host = "MyApp.Test"
+	resp, err := s.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("AllowedHosts myapp.test, Host MyApp.Test: %d", resp.StatusCode)
+	}
+}
