@@ -121,6 +121,9 @@ func refusedByQ(params string) bool {
 	for params != "" {
 		var p string
 		p, params, _ = strings.Cut(params, ";")
+		if strings.ContainsRune(p, '"') {
+			return false // a quoted value, which may hold ";": no q read past it
+		}
 		name, value, _ := strings.Cut(strings.TrimSpace(p), "=")
 		if strings.EqualFold(strings.TrimSpace(name), "q") {
 			q, err := strconv.ParseFloat(strings.TrimSpace(value), 64)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync/atomic"
@@ -202,5 +203,15 @@ func TestOriginEntriesNormalized(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 200 {
 		t.Errorf("AllowedHosts myapp.test, Host MyApp.Test: %d", resp.StatusCode)
+	}
+}
+
+// TestAcceptQuotedQ: "q=0" inside a quoted parameter value is not the
+// entry's weight (RFC 9110 section 5.6.6).
+func TestAcceptQuotedQ(t *testing.T) {
+	r := httptest.NewRequest("GET", "/mcp", nil)
+	r.Header.Set("Accept", `text/event-stream;ext="a;q=0;b", application/json`)
+	if a := parseAccept(r); !a.sse {
+		t.Errorf("Accept %q: text/event-stream counted as refused", r.Header.Get("Accept"))
 	}
 }

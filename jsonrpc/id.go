@@ -93,12 +93,29 @@ func (id ID) Key() string {
 		return raw
 	}
 	var s string
-	if json.Unmarshal([]byte(raw), &s) != nil || strings.ContainsRune(s, utf8.RuneError) {
+	if json.Unmarshal([]byte(raw), &s) != nil || (strings.ContainsRune(s, utf8.RuneError) && lossy(raw)) {
 		// encoding/json turns lone surrogates and invalid bytes into
-		// U+FFFD, which would make different ids one: keep the bytes.
-		return raw
+		// U+FFFD, which would make different ids one: keep the bytes, in
+		// a space of keys of their own ("!" starts no other key).
+		return "!" + raw
 	}
 	return `"` + s + `"`
+}
+
+// lossy reports whether decoding the JSON string raw may have replaced
+// something with U+FFFD: invalid UTF-8, or an escaped surrogate (paired or
+// not; a real U+FFFD written next to a valid pair is then kept as bytes
+// too, which costs only canonical form).
+func lossy(raw string) bool {
+	if !utf8.ValidString(raw) {
+		return true
+	}
+	for i := 0; i+5 < len(raw); i++ {
+		if raw[i] == '\\' && raw[i+1] == 'u' && (raw[i+2] == 'd' || raw[i+2] == 'D') && strings.ContainsRune("89abAB", rune(raw[i+3])) {
+			return true
+		}
+	}
+	return false
 }
 
 // String returns the id's JSON form, for logs.
