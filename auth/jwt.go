@@ -100,10 +100,11 @@ type JWTOptions struct {
 	// last refresh, with a retry hint of the time until the next refresh
 	// is allowed (a second while another request's refresh is in flight).
 	// Tokens without a key ID share the limit: one finds a refresh when no
-	// cached key fits its algorithm (as for an unknown key ID), or when no
-	// cached key verifies its signature (the key server may have rotated
-	// keys; the token is then tried once more, and refused with
-	// ErrInvalidToken if the refresh is not allowed). Tokens whose claims
+	// cached key fits its algorithm, or when no cached key verifies its
+	// signature (the key server may have rotated keys; the token is then
+	// tried once more). If the limit refuses that refresh, such a token
+	// gets ErrInvalidToken while the last fetch worked, and ErrUnavailable
+	// only while the JWKS is unreachable. Tokens whose claims
 	// fail (expired, another issuer or audience) are refused before any
 	// key lookup and never refresh. The zero value means
 	// DefaultRefreshRateLimit.

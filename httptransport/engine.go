@@ -39,7 +39,9 @@ type Engine interface {
 	// ctx is cancelled when the call is cancelled: for 2026-07-28 when the
 	// client drops the HTTP request, for 2025-era calls on
 	// notifications/cancelled or when the session ends. After ctx is done
-	// nothing more is written for the call. A Serve that does not return
+	// nothing the engine sends for the call is written (a POST still
+	// waiting for its answer gets an SSE stream with no event, or a -32800
+	// error if its client takes only JSON). A Serve that does not return
 	// holds its principal's place among calls in flight
 	// (Options.MaxCallsPerPrincipal) and keeps Handler.Shutdown waiting
 	// until its deadline.

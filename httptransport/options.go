@@ -53,9 +53,11 @@ type Options struct {
 	// shared: each request checks the session's record, so one deleted or
 	// expired on another instance ends here too (404), and an idle session
 	// is only dropped from this instance, its record left to expire. Each
-	// call to a store passed here has 5 seconds: past that a request gets
-	// 503 (a DELETE leaves the session as it was), and an initialize
-	// fails.
+	// call to a store passed here has 5 seconds. Past that, a request for
+	// a session this instance does not serve yet gets 503 with
+	// Retry-After, and a DELETE gets 503 and leaves the session as it was;
+	// a touch or save for a session served here is logged and the request
+	// answered; an initialize gets a -32603 error, a 2024-11-05 GET 500.
 	Sessions SessionStore
 
 	// SessionIdleTimeout ends a session that has had no request and no
