@@ -36,8 +36,9 @@ func (h *Handler) withStore(parent context.Context, f func(ctx context.Context))
 	f(ctx)
 }
 
-// eventsCtx is the context of an EventStore call made for a request:
-// parent's, bounded by the store timeout for a store of the user's.
+// eventsCtx is the context of an EventStore call: parent's, bounded by
+// the store timeout for a store of the user's, which may be remote (the
+// handler's own never blocks).
 func (h *Handler) eventsCtx(parent context.Context) (context.Context, context.CancelFunc) {
 	if h.cfg.ownEvents {
 		return parent, func() {}

@@ -193,14 +193,11 @@ func (s *stream) nextIDLocked(data []byte) string {
 }
 
 // storeCtx is the context of the EventStore calls made under the stream's
-// lock: the session's, and, for a store of the user's, which may be remote,
-// bounded, so that one that stops answering holds the stream, and whoever
-// sends on it, for so long at most.
+// lock: the session's, bounded as every call to a user's store is
+// (eventsCtx), so that one that stops answering holds the stream, and
+// whoever sends on it, for so long at most.
 func (s *stream) storeCtx() (context.Context, context.CancelFunc) {
-	if s.h.cfg.ownEvents {
-		return s.sess.ctx, func() {}
-	}
-	return context.WithTimeout(s.sess.ctx, s.h.cfg.storeTimeout)
+	return s.h.eventsCtx(s.sess.ctx)
 }
 
 // resumable reports whether the stream's events carry ids and are stored.
