@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/mcpmount/mcpmount/internal/jsonobj"
 	"github.com/mcpmount/mcpmount/internal/jsonscan"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
@@ -161,21 +162,8 @@ func decodeParamsSlow(params json.RawMessage) *reqParams {
 // that obj holds more than once, repeated or in another case. ok is false
 // if obj is not an object.
 func members(obj []byte, names ...string) (values []json.RawMessage, ambiguous string, ok bool) {
-	dec := json.NewDecoder(bytes.NewReader(obj))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, "", false
-	}
 	values = make([]json.RawMessage, len(names))
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, "", false
-		}
-		key, _ := t.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, "", false
-		}
+	ok = jsonobj.Members(obj, func(key string, v json.RawMessage) {
 		for i, name := range names {
 			switch {
 			case key == name:
@@ -187,6 +175,9 @@ func members(obj []byte, names ...string) (values []json.RawMessage, ambiguous s
 				ambiguous = name
 			}
 		}
+	})
+	if !ok {
+		return nil, "", false
 	}
 	return values, ambiguous, true
 }

@@ -12,6 +12,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/mcpmount/mcpmount/internal/jsonobj"
 )
 
 // Version is the only JSON-RPC version MCP speaks.
@@ -126,24 +128,11 @@ var memberNames = [...]string{"jsonrpc", "id", "method", "params", "result", "er
 // exact "id" member, for an error response to echo (zero if absent,
 // null or unreadable).
 func scanMembers(data []byte) (folded string, id ID) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return "", ID{}
-	}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return folded, id
-		}
-		key, _ := t.(string)
+	jsonobj.Members(data, func(key string, value json.RawMessage) {
 		for _, name := range memberNames {
 			if folded == "" && key != name && strings.EqualFold(key, name) {
 				folded = key
 			}
-		}
-		var value json.RawMessage
-		if dec.Decode(&value) != nil {
-			return folded, id
 		}
 		if key == "id" {
 			id = ID{}
@@ -151,7 +140,7 @@ func scanMembers(data []byte) (folded string, id ID) {
 				id = v
 			}
 		}
-	}
+	})
 	return folded, id
 }
 
