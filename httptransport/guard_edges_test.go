@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -34,42 +33,21 @@ func TestLegacyEndpointStaysOnHost(t *testing.T) {
 	}
 }
 
-// hungWriteStore is a shared SessionStore whose Put and Touch wait for
-// their context while hang is set (a remote store that stopped answering).
-type hungWriteStore struct {
-	*MemorySessionStore
-	hang atomic.Bool
-}
-
-func (s *hungWriteStore) Put(ctx context.Context, rec *SessionRecord, ttl time.Duration) error {
-	if s.hang.Load() {
-		<-ctx.Done()
-		return ctx.Err()
-	}
-	return s.MemorySessionStore.Put(ctx, rec, ttl)
-}
-
-func (s *hungWriteStore) Touch(ctx context.Context, id string, ttl time.Duration) error {
-	if s.hang.Load() {
-		<-ctx.Done()
-		return ctx.Err()
-	}
-	return s.MemorySessionStore.Touch(ctx, id, ttl)
-}
-
-// TestLegacyPostHungStore: a 2024-11-05 POST touches the session's
-// record with the request's context, unbounded: a shared store that
-// stopped answering holds the POST until the client gives up (2025-era
-// requests have the store bound, dd1c62a).
+// TestLegacyPostHungStore: a 2024-11-05 POST's touch of the session's
+// record has the store bound, as 2025-era requests' store calls do: a
+// shared store that stopped answering does not hold the POST until the
+// client gives up (it once did).
 func TestLegacyPostHungStore(t *testing.T) {
-	store := &hungWriteStore{MemorySessionStore: NewMemorySessionStore()}
+	store := newFaultStore()
 	s := newServer(t, &Options{Sessions: store})
 	s.h.cfg.storeTimeout = 100 * time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	_, endpoint := openLegacy(t, ctx, s.url, nil)
-	store.hang.Store(true)
-	defer store.hang.Store(false)
+	store.hangPut.Store(true)
+	store.hangTouch.Store(true)
+	defer store.hangPut.Store(false)
+	defer store.hangTouch.Store(false)
 	pctx, pcancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer pcancel()
 	req, _ := http.NewRequestWithContext(pctx, "POST", s.srv.URL+endpoint, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
@@ -87,11 +65,13 @@ func TestLegacyPostHungStore(t *testing.T) {
 // TestLegacyGetHungStore: the same for the GET that stores a new
 // 2024-11-05 session's record.
 func TestLegacyGetHungStore(t *testing.T) {
-	store := &hungWriteStore{MemorySessionStore: NewMemorySessionStore()}
+	store := newFaultStore()
 	s := newServer(t, &Options{Sessions: store})
 	s.h.cfg.storeTimeout = 100 * time.Millisecond
-	store.hang.Store(true)
-	defer store.hang.Store(false)
+	store.hangPut.Store(true)
+	store.hangTouch.Store(true)
+	defer store.hangPut.Store(false)
+	defer store.hangTouch.Store(false)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", s.url, nil)

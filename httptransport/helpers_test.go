@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -268,4 +269,52 @@ func (r *sseReader) nextMessage() *jsonrpc.Message {
 		}
 		return m
 	}
+}
+
+// faultStore is a shared SessionStore standing for a remote one in
+// trouble: while a hang flag is set, that method waits for its context to
+// end (a store that stopped answering); while a fail flag is set, it fails
+// at once (an outage, not ErrNoSession).
+type faultStore struct {
+	*MemorySessionStore
+	hangGet, hangPut, hangTouch atomic.Bool
+	failGet, failDelete         atomic.Bool
+}
+
+func newFaultStore() *faultStore { return &faultStore{MemorySessionStore: NewMemorySessionStore()} }
+
+var errStoreDown = errors.New("store: connection refused")
+
+func (s *faultStore) Get(ctx context.Context, id string) (*SessionRecord, error) {
+	switch {
+	case s.hangGet.Load():
+		<-ctx.Done()
+		return nil, ctx.Err()
+	case s.failGet.Load():
+		return nil, errStoreDown
+	}
+	return s.MemorySessionStore.Get(ctx, id)
+}
+
+func (s *faultStore) Put(ctx context.Context, rec *SessionRecord, ttl time.Duration) error {
+	if s.hangPut.Load() {
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	return s.MemorySessionStore.Put(ctx, rec, ttl)
+}
+
+func (s *faultStore) Touch(ctx context.Context, id string, ttl time.Duration) error {
+	if s.hangTouch.Load() {
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	return s.MemorySessionStore.Touch(ctx, id, ttl)
+}
+
+func (s *faultStore) Delete(ctx context.Context, id string) error {
+	if s.failDelete.Load() {
+		return errStoreDown
+	}
+	return s.MemorySessionStore.Delete(ctx, id)
 }

@@ -468,26 +468,11 @@ func TestSharedEventsReadoptedSessionNewIDs(t *testing.T) {
 	}
 }
 
-// stallingTouchStore stops answering Touch (until the call's context
-// ends) once stall is set.
-type stallingTouchStore struct {
-	*MemorySessionStore
-	stall atomic.Bool
-}
-
-func (s *stallingTouchStore) Touch(ctx context.Context, id string, ttl time.Duration) error {
-	if s.stall.Load() {
-		<-ctx.Done()
-		return ctx.Err()
-	}
-	return s.MemorySessionStore.Touch(ctx, id, ttl)
-}
-
 // TestStreamEndStoreBound: the store call made when a GET stream ends
 // (touching the session's record) has the store's time bound, so a store
 // that stops answering does not keep Shutdown waiting for it.
 func TestStreamEndStoreBound(t *testing.T) {
-	store := &stallingTouchStore{MemorySessionStore: NewMemorySessionStore()}
+	store := newFaultStore()
 	s := startServer(t, newTestEngine(), &Options{Sessions: store, SessionIdleTimeout: time.Hour}, nil, false)
 	s.h.cfg.storeTimeout = 100 * time.Millisecond
 	sid := s.initialize(Version20251125)
@@ -497,7 +482,7 @@ func TestStreamEndStoreBound(t *testing.T) {
 	if resp.StatusCode != 200 {
 		t.Fatalf("GET: %d", resp.StatusCode)
 	}
-	store.stall.Store(true)
+	store.hangTouch.Store(true)
 	cancel()
 	resp.Body.Close()
 	time.Sleep(50 * time.Millisecond) // the stream's end reaches the server

@@ -2,12 +2,10 @@ package httptransport
 
 import (
 	"context"
-	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -82,33 +80,19 @@ func TestCancelledCallPOSTIsReadable(t *testing.T) {
 	}
 }
 
-// flakyGetStore is a shared SessionStore whose Get fails with a transient
-// error (a store outage, not ErrNoSession) while down is set.
-type flakyGetStore struct {
-	*MemorySessionStore
-	down atomic.Bool
-}
-
-func (f *flakyGetStore) Get(ctx context.Context, id string) (*SessionRecord, error) {
-	if f.down.Load() {
-		return nil, errors.New("store: connection refused")
-	}
-	return f.MemorySessionStore.Get(ctx, id)
-}
-
 // TestStoreOutageIsNot404: digest 1.8, "Do not return 404 for anything
 // else ... on a request that carries a session id". An instance that does
 // not yet serve a session (load balancer, restart, idle copy dropped) and
 // cannot read it from the shared store answers 503 with Retry-After; it
 // once answered 404, and clients threw live sessions away.
 func TestStoreOutageIsNot404(t *testing.T) {
-	store := &flakyGetStore{MemorySessionStore: NewMemorySessionStore()}
+	store := newFaultStore()
 	a := startServer(t, newTestEngine(), &Options{Sessions: store}, nil, false)
 	b := startServer(t, newTestEngine(), &Options{Sessions: store}, nil, false)
 	sid := a.initialize(Version20251125)
-	store.down.Store(true)
+	store.failGet.Store(true)
 	resp, body := b.do("POST", sessionHeaders(sid, Version20251125), listTools)
-	store.down.Store(false)
+	store.failGet.Store(false)
 	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
 		t.Errorf("a transient store error answered %d %s (Retry-After %q), want 503 with Retry-After", resp.StatusCode, body, resp.Header.Get("Retry-After"))
 	}

@@ -2,7 +2,6 @@ package httptransport
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -12,22 +11,13 @@ import (
 	"time"
 )
 
-// failingDeleteStore is a shared SessionStore whose Delete fails (a store
-// outage during DELETE).
-type failingDeleteStore struct {
-	*MemorySessionStore
-}
-
-func (s *failingDeleteStore) Delete(context.Context, string) error {
-	return errors.New("store: connection refused")
-}
-
 // TestDeleteStoreFailure: digest 1.9, "After a successful DELETE,
 // requests carrying that id -> 404". A DELETE the shared store fails to
 // carry out gets 503 (it once got 200 while the record stayed, and every
 // instance served the session again), and leaves the session as it was.
 func TestDeleteStoreFailure(t *testing.T) {
-	store := &failingDeleteStore{MemorySessionStore: NewMemorySessionStore()}
+	store := newFaultStore()
+	store.failDelete.Store(true)
 	s := startServer(t, newTestEngine(), &Options{Sessions: store}, nil, false)
 	sid := s.initialize(Version20251125)
 	resp, body := s.do("DELETE", sessionHeaders(sid, Version20251125), "")
@@ -289,32 +279,17 @@ func TestReplayHungEventStore(t *testing.T) {
 	}
 }
 
-// hangingGetStore is a shared SessionStore whose Get waits for its context
-// to end while hang is set (a remote store that stopped answering).
-type hangingGetStore struct {
-	*MemorySessionStore
-	hang atomic.Bool
-}
-
-func (s *hangingGetStore) Get(ctx context.Context, id string) (*SessionRecord, error) {
-	if s.hang.Load() {
-		<-ctx.Done()
-		return nil, ctx.Err()
-	}
-	return s.MemorySessionStore.Get(ctx, id)
-}
-
 // TestRequestHungSessionStore: a request whose session must be read from a
 // shared store that stopped answering gets 503 within the store bound, not
 // when the client gives up.
 func TestRequestHungSessionStore(t *testing.T) {
-	store := &hangingGetStore{MemorySessionStore: NewMemorySessionStore()}
+	store := newFaultStore()
 	a := startServer(t, newTestEngine(), &Options{Sessions: store}, nil, false)
 	b := startServer(t, newTestEngine(), &Options{Sessions: store}, nil, false)
 	b.h.cfg.storeTimeout = 100 * time.Millisecond
 	sid := a.initialize(Version20251125)
-	store.hang.Store(true)
-	defer store.hang.Store(false)
+	store.hangGet.Store(true)
+	defer store.hangGet.Store(false)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	resp := b.open(ctx, "POST", sessionHeaders(sid, Version20251125), listTools)
