@@ -58,12 +58,13 @@ type reqMeta struct {
 //   - anything else (initialize, a session id, a 2025-era header, or
 //     nothing at all): the 2025-era Streamable HTTP rules.
 //
-// Only the request itself is read; nothing is looked up.
-func classify(r *http.Request, body []byte) (*request, *httpError) {
+// Only the request itself is read; nothing is looked up. A batch of more
+// than maxBatch messages is refused whole (Options.MaxBatchMessages).
+func classify(r *http.Request, body []byte, maxBatch int) (*request, *httpError) {
 	req := &request{}
 	trimmed := bytes.TrimLeft(body, " \t\r\n")
 	if len(trimmed) > 0 && trimmed[0] == '[' {
-		msgs, errs, _, err := jsonrpc.DecodeBatch(trimmed)
+		msgs, errs, _, err := jsonrpc.DecodeBatchMax(trimmed, maxBatch)
 		if err != nil {
 			return nil, rpcRefusal(err)
 		}

@@ -111,7 +111,7 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 		writeRefusal(w, noID, herr)
 		return
 	}
-	req, herr := classify(r, buf.Bytes())
+	req, herr := classify(r, buf.Bytes(), h.cfg.maxBatch)
 	// Decoding copied what the messages keep: the buffer goes back now,
 	// not when a long call or a held stream ends.
 	putBuffer(buf)

@@ -14,6 +14,14 @@ type Options struct {
 	// recommended: an unbounded body is a memory-exhaustion vector).
 	MaxBodyBytes int64
 
+	// MaxBatchMessages bounds the messages of a 2025-03-26 JSON-RPC batch.
+	// A larger batch gets 400 and one -32600 error before any of its
+	// members is decoded or run: each member costs a decoded message and
+	// an answer, so a body of tiny invalid members would otherwise cost the
+	// server hundreds of times its size. Zero means 100; negative means no
+	// bound.
+	MaxBatchMessages int
+
 	// AllowedOrigins lists the browser origins (scheme://host[:port]) that
 	// may call the endpoint, compared as browsers send them (scheme and
 	// host in any case, a default port or a trailing slash make no
@@ -185,6 +193,7 @@ type Options struct {
 // config is Options with the defaults applied.
 type config struct {
 	maxBody          int64
+	maxBatch         int
 	allowedOrigins   map[string]bool
 	anyOrigin        bool
 	allowedHosts     map[string]bool
@@ -213,6 +222,7 @@ func newConfig(o *Options) config {
 	}
 	c := config{
 		maxBody:          orDefault(o.MaxBodyBytes, 4<<20),
+		maxBatch:         orDefault(o.MaxBatchMessages, 100),
 		stateless:        o.Stateless,
 		sharedSessions:   o.Sessions != nil,
 		idleTimeout:      orDefault(o.SessionIdleTimeout, 10*time.Minute),
@@ -256,7 +266,7 @@ func newConfig(o *Options) config {
 }
 
 // orDefault returns def for zero, and zero (meaning "off") for negatives.
-func orDefault[T int64 | time.Duration](v, def T) T {
+func orDefault[T int | int64 | time.Duration](v, def T) T {
 	switch {
 	case v == 0:
 		return def

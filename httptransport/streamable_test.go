@@ -3,10 +3,12 @@ package httptransport
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -435,6 +437,75 @@ func TestSessionIDFreeOnceAnswered(t *testing.T) {
 // TestBatchJSONClientLeaves: a 2025-03-26 batch answered as one JSON array
 // whose client leaves while its calls run on (they outlive the POST in a
 // session): the calls' late answers and the array's writing do not race,
+
+// TestBatchMessagesBounded: a 2025-03-26 batch of more messages than
+// Options.MaxBatchMessages (100 by default) gets 400 and one -32600 error,
+// and costs the server little: a 256 KiB body of two-byte invalid members
+// ("1,") used to be decoded into a message, an error and an encoded answer
+// each, all held at once, some 700 MiB allocated for 131,071 error
+// answers. A batch at the bound is served, and the option moves it.
+func TestBatchMessagesBounded(t *testing.T) {
+	s := newServer(t, nil)
+	sid := s.initialize(Version20250326)
+	h := sessionHeaders(sid, Version20250326)
+	h.Set("Accept", "application/json")
+
+	const bodySize = 256 << 10
+	junk := "[" + strings.Repeat("1,", bodySize/2-2) + "1]"
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	resp, body := s.do("POST", h, junk)
+	runtime.ReadMemStats(&after)
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16*uint64(len(junk)) {
+		t.Errorf("a %d KiB batch of junk cost %d MiB", len(junk)>>10, alloc>>20)
+	}
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("batch of %d junk members: %d and %d bytes, want 400 and one -32600 error", bodySize/2-1, resp.StatusCode, len(body))
+	} else if _, code, _ := rpcError(t, body); code != jsonrpc.CodeInvalidRequest {
+		t.Errorf("batch of %d junk members: %s, want -32600", bodySize/2-1, body)
+	}
+
+	list := func(n int) string {
+		members := make([]string, n)
+		for i := range members {
+			members[i] = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, i+1)
+		}
+		return "[" + strings.Join(members, ",") + "]"
+	}
+	answers := func(body string) int {
+		var arr []json.RawMessage
+		if json.Unmarshal([]byte(body), &arr) != nil {
+			return -1
+		}
+		return len(arr)
+	}
+	if resp, body := s.do("POST", h, list(100)); resp.StatusCode != 200 || answers(body) != 100 {
+		t.Errorf("batch of 100: %d, %d answers", resp.StatusCode, answers(body))
+	}
+	if resp, body := s.do("POST", h, list(101)); resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "101") {
+		t.Errorf("batch of 101: %d %s", resp.StatusCode, body)
+	}
+
+	s2 := newServer(t, &Options{MaxBatchMessages: 3})
+	sid2 := s2.initialize(Version20250326)
+	h2 := sessionHeaders(sid2, Version20250326)
+	h2.Set("Accept", "application/json")
+	if resp, body := s2.do("POST", h2, list(3)); resp.StatusCode != 200 || answers(body) != 3 {
+		t.Errorf("MaxBatchMessages 3, batch of 3: %d %s", resp.StatusCode, body)
+	}
+	if resp, _ := s2.do("POST", h2, list(4)); resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("MaxBatchMessages 3, batch of 4: %d", resp.StatusCode)
+	}
+	s3 := newServer(t, &Options{MaxBatchMessages: -1})
+	sid3 := s3.initialize(Version20250326)
+	h3 := sessionHeaders(sid3, Version20250326)
+	h3.Set("Accept", "application/json")
+	if resp, body := s3.do("POST", h3, list(150)); resp.StatusCode != 200 || answers(body) != 150 {
+		t.Errorf("MaxBatchMessages -1, batch of 150: %d, %d answers", resp.StatusCode, answers(body))
+	}
+}
+
 // which go test -race checks, and the session serves on.
 func TestBatchJSONClientLeaves(t *testing.T) {
 	s := newServer(t, nil)

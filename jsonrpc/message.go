@@ -150,6 +150,14 @@ func scanMembers(data []byte) (folded string, id ID) {
 // request. Per-message shape errors are returned in errs at the same index;
 // a parse error of the whole body is returned as err.
 func DecodeBatch(data []byte) (msgs []*Message, errs []error, isBatch bool, err error) {
+	return DecodeBatchMax(data, 0)
+}
+
+// DecodeBatchMax is DecodeBatch refusing a batch of more than max members
+// (max <= 0: any number) with a -32600 error, before decoding any of them:
+// a body of small invalid members ("1,1,1,...") costs a message, an error
+// and an answer each, hundreds of times the body's size in all.
+func DecodeBatchMax(data []byte, max int) (msgs []*Message, errs []error, isBatch bool, err error) {
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
 	if len(trimmed) == 0 || trimmed[0] != '[' {
 		m, err := Decode(trimmed)
@@ -157,6 +165,16 @@ func DecodeBatch(data []byte) (msgs []*Message, errs []error, isBatch bool, err 
 			return nil, nil, false, err
 		}
 		return []*Message{m}, []error{err}, false, nil
+	}
+	if max > 0 {
+		if !json.Valid(trimmed) {
+			var v any
+			err := json.Unmarshal(trimmed, &v) // the syntax error, as below
+			return nil, nil, true, &Error{Code: CodeParseError, Message: "parse error: " + err.Error()}
+		}
+		if n := batchLen(trimmed); n > max {
+			return nil, nil, true, &Error{Code: CodeInvalidRequest, Message: fmt.Sprintf("invalid request: a batch of %d messages, more than the %d allowed", n, max)}
+		}
 	}
 	var raws []json.RawMessage
 	if err := json.Unmarshal(trimmed, &raws); err != nil {
@@ -201,4 +219,35 @@ func (m *Message) validate() error {
 func isObjectOrArray(raw json.RawMessage) bool {
 	raw = bytes.TrimLeft(raw, " \t\r\n")
 	return len(raw) > 0 && (raw[0] == '{' || raw[0] == '[')
+}
+
+// batchLen counts the members of a valid JSON array: the commas outside
+// strings at its top level, plus one unless it is empty.
+func batchLen(arr []byte) int {
+	if rest := bytes.TrimLeft(arr[1:], " \t\r\n"); len(rest) > 0 && rest[0] == ']' {
+		return 0
+	}
+	n, depth, inString, escaped := 1, 0, false, false
+	for _, c := range arr {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '[' || c == '{':
+			depth++
+		case c == ']' || c == '}':
+			depth--
+		case c == ',' && depth == 1:
+			n++
+		}
+	}
+	return n
 }

@@ -102,8 +102,20 @@ func FuzzDecode(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		m, err := Decode(body)
-		if _, _, _, berr := DecodeBatch(body); berr == nil && err == nil && m == nil {
+		msgs, _, isBatch, berr := DecodeBatch(body)
+		if berr == nil && err == nil && m == nil {
 			t.Fatal("nil message without error")
+		}
+		// The bounded decode counts a batch's members as the full one
+		// decodes them: refused past the count, the same below it.
+		if isBatch && berr == nil {
+			n := len(msgs)
+			if _, _, _, e := DecodeBatchMax(body, n); e != nil {
+				t.Fatalf("batch of %d refused at max %d: %v", n, n, e)
+			}
+			if _, _, _, e := DecodeBatchMax(body, n-1); n > 1 && !isInvalidRequest(e) {
+				t.Fatalf("batch of %d at max %d: %v", n, n-1, e)
+			}
 		}
 		if err != nil {
 			return
@@ -120,6 +132,50 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("round trip changed %s", b)
 		}
 	})
+}
+
+func isInvalidRequest(err error) bool {
+	var je *Error
+	return errors.As(err, &je) && je.Code == CodeInvalidRequest
+}
+
+// TestDecodeBatchMax: a batch of more members than allowed is refused with
+// -32600 before any member is decoded, whatever the members hold (commas
+// in strings, nested arrays and objects do not count); a body that is not
+// JSON gets the parse error it gets without a bound.
+func TestDecodeBatchMax(t *testing.T) {
+	for _, tc := range []struct {
+		body string
+		n    int
+	}{
+		{`[1]`, 1},
+		{` [ 1 , 2 ] `, 2},
+		{`[{"a":[1,2,3],"b":{"c":1,"d":2}},"x,y,\",z",[[],[1,2]]]`, 3},
+		{`[ ]`, 0},
+		{`[[]]`, 1},
+	} {
+		msgs, _, _, err := DecodeBatch([]byte(tc.body))
+		if tc.n == 0 {
+			if err == nil {
+				t.Errorf("%s: empty batch decoded", tc.body)
+			}
+			continue
+		}
+		if err != nil || len(msgs) != tc.n {
+			t.Fatalf("%s: %d members, %v", tc.body, len(msgs), err)
+		}
+		if _, _, _, err := DecodeBatchMax([]byte(tc.body), tc.n); err != nil {
+			t.Errorf("%s at max %d: %v", tc.body, tc.n, err)
+		}
+		if _, _, _, err := DecodeBatchMax([]byte(tc.body), tc.n-1); tc.n > 1 && !isInvalidRequest(err) {
+			t.Errorf("%s at max %d: %v, want -32600", tc.body, tc.n-1, err)
+		}
+	}
+	_, _, _, err := DecodeBatchMax([]byte(`[1,2,3`), 1)
+	var je *Error
+	if !errors.As(err, &je) || je.Code != CodeParseError {
+		t.Errorf("unterminated batch: %v, want -32700", err)
+	}
 }
 
 // TestNullIDEncodes: an error answering an unreadable id says "id":null on
