@@ -138,7 +138,9 @@ type Options struct {
 	// principal) has in flight on this instance: a POST whose requests
 	// would pass it gets 429 with Retry-After, and nothing of it is
 	// served. A call's place is free before its answer goes out, so a
-	// client making one call at a time is never refused; a cancelled call
+	// client making one call at a time is never refused (a 2024-11-05
+	// call's answer goes out on its session's one event stream, and the
+	// place is free once the answer is written there); a cancelled call
 	// keeps its place until the engine has stopped it, so that cancelling
 	// cannot get a principal past the bound. Zero means no bound.
 	MaxCallsPerPrincipal int

@@ -372,8 +372,14 @@ func (h *Handler) startCall(r *http.Request, ls *liveSession, version string, m 
 		// store work (the state it changed, the record it outlasted) is
 		// done, before its answer goes out: the client may send its next
 		// call, reuse the id, or reach another instance as soon as it has
-		// the answer.
-		h.calls.give(owner, 1)
+		// the answer. A 2024-11-05 answer goes out on the session's one
+		// event stream, where answers queue behind a write to a client
+		// that stopped reading: such a call keeps its place until its
+		// answer is written or dropped, or the queue would be unbounded.
+		relayed := ls != nil && ls.sess.Legacy
+		if !relayed {
+			h.calls.give(owner, 1)
+		}
 		if ls != nil {
 			ls.releaseID(call)
 			ls.afterCall(context.WithoutCancel(ctx))
@@ -382,6 +388,9 @@ func (h *Handler) startCall(r *http.Request, ls *liveSession, version string, m 
 			st.cut() // cancelled: no response follows (digest 1.11)
 		} else {
 			st.finish(resp)
+		}
+		if relayed {
+			h.calls.give(owner, 1)
 		}
 		if ls != nil {
 			ls.removeCall(call)

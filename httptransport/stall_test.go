@@ -1,0 +1,171 @@
+package httptransport
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// stalledLegacyStream opens a 2024-11-05 event stream over a raw TCP
+// connection with a tiny receive buffer, reads the endpoint event, and
+// never reads again: a client that stopped reading its stream. It returns
+// the endpoint and the connection (close it to let the server go).
+func stalledLegacyStream(t *testing.T, s *server) (endpoint string, conn net.Conn) {
+	t.Helper()
+	addr := s.srv.Listener.Addr().String()
+	d := net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
+		var serr error
+		if err := c.Control(func(fd uintptr) {
+			serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096)
+		}); err != nil {
+			return err
+		}
+		return serr
+	}}
+	conn, err := d.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	if _, err := fmt.Fprintf(conn, "GET /mcp HTTP/1.1\r\nHost: %s\r\nAccept: text/event-stream\r\n\r\n", addr); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReaderSize(conn, 512), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 200 {
+		t.Fatalf("legacy GET: %d", resp.StatusCode)
+	}
+	e := newSSEReader(t, resp.Body).next()
+	if e.Name != "endpoint" {
+		t.Fatalf("first event %q", e.Name)
+	}
+	return string(e.Data), conn
+}
+
+// legacyEcho posts a 2024-11-05 tools/call echo carrying size bytes of
+// text and returns the status.
+func legacyEcho(t *testing.T, s *server, endpoint string, id, size int) int {
+	t.Helper()
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":"%s"}}}`, id, strings.Repeat("x", size))
+	resp, _ := s.doURL("POST", s.srv.URL+endpoint, http.Header{"Content-Type": {"application/json"}}, body)
+	return resp.StatusCode
+}
+
+// goroutinesIn counts the goroutines whose stack holds fn.
+func goroutinesIn(fn string) int {
+	buf := make([]byte, 16<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	n := 0
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, fn) {
+			n++
+		}
+	}
+	return n
+}
+
+// fillStalledStream posts big echo calls to a stalled 2024-11-05 stream
+// until a write to it blocks (its socket buffers are full).
+func fillStalledStream(t *testing.T, s *server, endpoint string) int {
+	t.Helper()
+	// Writes blocked on another test's stalled client end with its
+	// connection; wait for them, so that the one seen below is this one's.
+	for deadline := time.Now().Add(10 * time.Second); goroutinesIn("(*parkedWriter).Write")+goroutinesIn("(*stream).sendRaw") > 0; {
+		if time.Now().After(deadline) {
+			t.Fatal("writes of an earlier test still blocked")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	id := 1
+	for deadline := time.Now().Add(20 * time.Second); ; id++ {
+		if time.Now().After(deadline) {
+			t.Fatal("the stalled stream never blocked a write")
+		}
+		if st := legacyEcho(t, s, endpoint, id, 512<<10); st != http.StatusAccepted {
+			t.Fatalf("big echo %d: %d", id, st)
+		}
+		time.Sleep(20 * time.Millisecond)
+		if goroutinesIn("(*parkedWriter).Write") == 0 {
+			continue
+		}
+		// A write under way may still fit the socket's send buffer: it is
+		// blocked when it is still there a while later.
+		time.Sleep(300 * time.Millisecond)
+		if goroutinesIn("(*parkedWriter).Write") > 0 {
+			return id
+		}
+	}
+}
+
+// TestLegacyQuotaCountsQueuedAnswers: MaxCallsPerPrincipal bounds what one
+// principal has in flight, answers waiting to go out included. A 2024-11-05
+// client that stops reading its event stream made the server hold any
+// number of calls' answers (a goroutine and the encoded answer each), every
+// POST getting 202: a call's place was given back before its answer was
+// relayed to the stream, where the relay waited, for up to WriteTimeout per
+// blocked write, on the stream's lock. Now the place is held until the
+// answer is written, and POSTs past the bound get 429.
+func TestLegacyQuotaCountsQueuedAnswers(t *testing.T) {
+	const quota = 4
+	s := newServer(t, &Options{MaxCallsPerPrincipal: quota, WriteTimeout: 20 * time.Second})
+	endpoint, conn := stalledLegacyStream(t, s)
+	defer conn.Close() // lets the blocked write fail, so everything unwinds
+	fillStalledStream(t, s, endpoint)
+
+	const posts = 40
+	accepted := 0
+	for i := 0; i < posts; i++ {
+		if legacyEcho(t, s, endpoint, 1000+i, 256<<10) == http.StatusAccepted {
+			accepted++
+		}
+	}
+	time.Sleep(300 * time.Millisecond)
+	pending := goroutinesIn("(*stream).sendRaw")
+	t.Logf("MaxCallsPerPrincipal=%d: %d of %d POSTs accepted, %d answers (256 KiB each) held in goroutines waiting on the stalled stream",
+		quota, accepted, posts, pending)
+	if accepted == posts {
+		t.Errorf("all %d POSTs accepted while their answers could not go out: none refused with 429", posts)
+	}
+	if pending > quota+1 {
+		t.Errorf("%d answers pending on one stalled stream, MaxCallsPerPrincipal=%d: the quota does not bound them", pending, quota)
+	}
+}
+
+// TestShutdownDeadlineEndsStalledStream: Handler.Shutdown(ctx) returns by
+// ctx's deadline. With a held stream whose client stopped reading and a
+// write to it blocked, Shutdown waited for the stream's lock (endParked ->
+// detachIf; closeStreams -> cut) until the blocked write timed out
+// (WriteTimeout, 20 s here), whatever ctx said.
+func TestShutdownDeadlineEndsStalledStream(t *testing.T) {
+	s := newServer(t, &Options{WriteTimeout: 20 * time.Second})
+	endpoint, conn := stalledLegacyStream(t, s)
+	defer conn.Close()
+	fillStalledStream(t, s, endpoint)
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	start := time.Now()
+	done := make(chan error, 1)
+	go func() { done <- s.h.Shutdown(ctx) }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("Shutdown past its deadline: %v", err)
+		}
+	case <-time.After(6 * time.Second):
+		t.Errorf("Shutdown with a 1s deadline still running after %v (held by a write to a stalled stream, bounded only by WriteTimeout=20s)", time.Since(start))
+		conn.Close() // the write fails, Shutdown goes on
+		<-done
+		t.Logf("Shutdown returned %v after the client's connection closed", time.Since(start))
+	}
+}
