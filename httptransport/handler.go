@@ -129,7 +129,11 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 // Shutdown stops accepting requests, ends every 2026-07-28 listen stream
 // with its final result, ends the streams of 2025-era and 2024-11-05
 // sessions, and waits for calls in flight to finish. When ctx is done
-// first, the remaining calls are cancelled and ctx's error returned.
+// first, the remaining calls are cancelled, the connections of the streams
+// taken over from net/http (see DisableHijack) closed, and ctx's error
+// returned at once: a stream still held by a write to a client that
+// stopped reading (on HTTP/2, say) ends in the background, when that
+// write's deadline (WriteTimeout) passes.
 func (h *Handler) Shutdown(ctx context.Context) error {
 	if !h.closing.CompareAndSwap(false, true) {
 		return nil
@@ -137,20 +141,27 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 	close(h.shutdownC)
 	// Past ctx, what is left is cancelled at once, also while a stream is
 	// being ended below: an EventStore call under the stream's lock (a
-	// remote store that stopped answering) then ends with its context.
-	stop := context.AfterFunc(ctx, h.cancel)
+	// remote store that stopped answering) then ends with its context, and
+	// a write blocked on a stalled client (which holds its stream's lock
+	// for up to WriteTimeout) fails with its connection.
+	stop := context.AfterFunc(ctx, func() {
+		h.cancel()
+		h.abortParked()
+	})
 	defer stop()
-	h.endParked(nil)
-	h.endListens(func(*Call) bool { return true })
 	h.mu.Lock()
 	sessions := make([]*liveSession, 0, len(h.live))
 	for _, s := range h.live {
 		sessions = append(sessions, s)
 	}
 	h.mu.Unlock()
-	for _, s := range sessions {
-		s.closeStreams()
-	}
+	waitOrCtx(ctx, func() {
+		h.endParked(nil)
+		h.endListens(func(*Call) bool { return true })
+		for _, s := range sessions {
+			s.closeStreams()
+		}
+	})
 	done := h.inflight.close()
 	h.stopJanitor()
 	select {
@@ -159,11 +170,27 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 	}
 	err := ctx.Err() // also when ending the streams took past it
 	h.cancel()       // cancels what is left, ends sessions on this instance
-	for _, s := range sessions {
-		s.end(context.WithoutCancel(ctx), false)
-	}
-	if c, ok := h.sessions.(interface{ Close() error }); ok {
-		_ = c.Close()
-	}
+	waitOrCtx(ctx, func() {
+		for _, s := range sessions {
+			s.end(context.WithoutCancel(ctx), false)
+		}
+		if c, ok := h.sessions.(interface{ Close() error }); ok {
+			_ = c.Close()
+		}
+	})
 	return err
+}
+
+// waitOrCtx runs fn, and returns when it has or when ctx is done,
+// whichever is first; fn then goes on in the background.
+func waitOrCtx(ctx context.Context, fn func()) {
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		fn()
+	}()
+	select {
+	case <-finished:
+	case <-ctx.Done():
+	}
 }

@@ -176,6 +176,24 @@ func (h *Handler) endParked(srv *http.Server) {
 	}
 }
 
+// abortParked closes the connection of every parked stream, without the
+// streams' locks: a write blocked on a client that stopped reading holds
+// its stream's lock until the write's deadline, and fails now instead.
+// Shutdown does this once its deadline has passed.
+func (h *Handler) abortParked() {
+	h.mu.Lock()
+	pws := make([]*parkedWriter, 0, len(h.parked))
+	for _, pc := range h.parked {
+		if pc.pw != nil {
+			pws = append(pws, pc.pw)
+		}
+	}
+	h.mu.Unlock()
+	for _, pw := range pws {
+		pw.abort()
+	}
+}
+
 // endListens sends the final result on the listen streams that match and
 // ends their calls, all at once, since a stalled client may hold its
 // stream for the write timeout. match runs under h.mu.
