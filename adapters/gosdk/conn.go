@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -31,19 +32,16 @@ type callConn struct {
 	acked     chan struct{} // listen calls: closed once the SDK holds the subscription
 	ackOnce   sync.Once
 	respC     chan *jsonrpc.Message
-	pongs     chan gojsonrpc.Message // calls with no way back to the client: answers to the SDK's pings
+	pongs     chan gojsonrpc.Message // answers to the SDK's pings the client cannot get (pong)
 	closed    chan struct{}
 	closeOnce sync.Once
 }
 
 func newCallConn(ctx context.Context, call *httptransport.Call, listen bool) *callConn {
-	c := &callConn{ctx: ctx, call: call, listen: listen, respC: make(chan *jsonrpc.Message, 1), closed: make(chan struct{})}
+	c := &callConn{ctx: ctx, call: call, listen: listen, respC: make(chan *jsonrpc.Message, 1), closed: make(chan struct{}), pongs: make(chan gojsonrpc.Message, 1)}
 	if listen {
 		c.acked = make(chan struct{})
 		c.box = newOutbox(call)
-	}
-	if call.Replies() == nil { // 2026-07-28 and stateless calls
-		c.pongs = make(chan gojsonrpc.Message, 1)
 	}
 	return c
 }
@@ -76,8 +74,12 @@ func (c *callConn) Read(ctx context.Context) (gojsonrpc.Message, error) {
 
 // Write implements mcp.Connection.
 func (c *callConn) Write(ctx context.Context, msg gojsonrpc.Message) error {
-	if req, ok := msg.(*gojsonrpc.Request); ok && c.pongs != nil && req.Method == "ping" && req.IsCall() {
-		return c.pong(req)
+	ping, _ := msg.(*gojsonrpc.Request)
+	if ping != nil && (ping.Method != "ping" || !ping.IsCall()) {
+		ping = nil
+	}
+	if ping != nil && c.call.Replies() == nil { // 2026-07-28 and stateless calls
+		return c.pong(ping)
 	}
 	out, err := fromSDK(msg)
 	if err != nil {
@@ -103,6 +105,9 @@ func (c *callConn) Write(ctx context.Context, msg gojsonrpc.Message) error {
 		send = c.box.send // the acknowledgement itself goes first, at once
 	}
 	if err := send(ctx, out); err != nil {
+		if ping != nil && errors.Is(err, httptransport.ErrNoStream) {
+			return c.pong(ping) // a session call whose client takes only JSON
+		}
 		if out.IsRequest() {
 			return rejected(err)
 		}
@@ -115,7 +120,8 @@ func (c *callConn) Write(ctx context.Context, msg gojsonrpc.Message) error {
 }
 
 // pong answers a ping on the connection of a call that cannot carry
-// requests to the client (2026-07-28, stateless): the SDK's keepalive
+// requests to the client (2026-07-28, stateless, a POST that takes only
+// JSON): the SDK's keepalive
 // (ServerOptions.KeepAlive) pings every session it connects, and would
 // otherwise close this one, and the call with it, when the ping fails.
 // The client is there for as long as the call's HTTP request is open,

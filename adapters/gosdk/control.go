@@ -96,7 +96,15 @@ func (c *controlConn) Write(ctx context.Context, msg gojsonrpc.Message) error {
 	if err != nil {
 		return err
 	}
-	return c.out.send(ctx, out)
+	if err := c.out.send(ctx, out); err != nil {
+		if out.IsRequest() {
+			// That request fails (its handler gets the error); the
+			// connection, and the session's subscriptions, go on.
+			return rejected(err)
+		}
+		return err
+	}
+	return nil
 }
 
 // Close implements mcp.Connection. The SDK closes the connection when the

@@ -3,6 +3,8 @@ package gosdk
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"sync"
 	"time"
@@ -33,7 +35,7 @@ func (e *Engine) Describe(ctx context.Context) *httptransport.Description {
 	if f == nil {
 		if f = e.startFlightLocked(ctx); f == nil {
 			e.descMu.Unlock()
-			return bareDescription() // the engine is closed
+			return e.bareDescription() // the engine is closed
 		}
 	}
 	e.descMu.Unlock()
@@ -41,7 +43,7 @@ func (e *Engine) Describe(ctx context.Context) *httptransport.Description {
 	case <-f.done:
 		return f.d
 	case <-ctx.Done():
-		return bareDescription()
+		return e.bareDescription()
 	}
 }
 
@@ -77,9 +79,17 @@ func (e *Engine) computeDescription(ctx context.Context, f *descFlight, gen uint
 	lctx, cancel := context.WithTimeout(ctx, describeTimeout)
 	defer cancel()
 	defer context.AfterFunc(e.ctx, cancel)() // Close ends it
-	d := bareDescription()
-	tools, err := e.listTools(lctx)
+	d := e.bareDescription()
+	versions, err := e.servedVersions(lctx)
 	if err != nil {
+		e.logger.Warn("gosdk: asking the server for its protocol versions failed", "error", err)
+	} else {
+		d.Versions = versions
+		e.versions.Store(&versions)
+	}
+	tools, lerr := e.listTools(lctx)
+	if lerr != nil {
+		err = lerr
 		e.logger.Warn("gosdk: listing tools for header validation failed", "error", err)
 	} else {
 		d.ToolHeaders = make(map[string][]httptransport.HeaderParam)
@@ -101,9 +111,42 @@ func (e *Engine) computeDescription(ctx context.Context, f *descFlight, gen uint
 	close(f.done)
 }
 
-// bareDescription is the description without tools: the versions only.
-func bareDescription() *httptransport.Description {
+// bareDescription is the description without tools: the versions only,
+// those the server said it serves once it has, every version the SDK
+// knows until then.
+func (e *Engine) bareDescription() *httptransport.Description {
+	if v := e.versions.Load(); v != nil {
+		return &httptransport.Description{Versions: *v}
+	}
 	return &httptransport.Description{Versions: mcp.SupportedProtocolVersions()}
+}
+
+// servedVersions asks the server which protocol versions it serves
+// (ServerOptions.SupportedProtocolVersions may narrow the SDK's): its
+// server/discover answer, or, on a server that does not serve 2026-07-28,
+// the list its unsupported-version error carries.
+func (e *Engine) servedVersions(ctx context.Context) ([]string, error) {
+	raw, err := e.request(ctx, "server/discover", map[string]any{"_meta": modernMeta()})
+	if err == nil {
+		var res struct {
+			SupportedVersions []string `json:"supportedVersions"`
+		}
+		if err := json.Unmarshal(raw, &res); err != nil {
+			return nil, fmt.Errorf("gosdk: reading server/discover's versions: %w", err)
+		}
+		if len(res.SupportedVersions) == 0 {
+			return nil, errors.New("gosdk: server/discover lists no versions")
+		}
+		return res.SupportedVersions, nil
+	}
+	var werr *gojsonrpc.Error
+	if errors.As(err, &werr) && werr.Code == mcp.CodeUnsupportedProtocolVersion {
+		var data mcp.UnsupportedProtocolVersionData
+		if json.Unmarshal(werr.Data, &data) == nil && len(data.Supported) > 0 {
+			return data.Supported, nil
+		}
+	}
+	return nil, fmt.Errorf("gosdk: server/discover: %w", err)
 }
 
 // describeTimeout bounds the tools/list round trips that compute a
@@ -206,7 +249,7 @@ func (e *Engine) request(ctx context.Context, method string, params any) (json.R
 	}
 	req := &gojsonrpc.Request{Method: method, Params: raw}
 	req.ID, _ = gojsonrpc.MakeID(float64(1))
-	conn := &oneShot{req: req, done: make(chan *gojsonrpc.Response, 1)}
+	conn := &oneShot{req: req, done: make(chan *gojsonrpc.Response, 1), pongs: make(chan gojsonrpc.Message, 1)}
 	ss, err := e.server.Connect(ctx, conn, nil)
 	if err != nil {
 		return nil, err
@@ -264,13 +307,16 @@ func headerParams(schema any, path []string) []httptransport.HeaderParam {
 }
 
 // oneShot is a connection that sends one request and keeps its response.
+// It answers the SDK's keepalive pings (ServerOptions.KeepAlive), or the
+// SDK would close it, and drop the response, while a slow request runs.
 type oneShot struct {
-	req  *gojsonrpc.Request
-	mu   sync.Mutex
-	sent bool
-	done chan *gojsonrpc.Response
-	shut chan struct{}
-	once sync.Once
+	req   *gojsonrpc.Request
+	mu    sync.Mutex
+	sent  bool
+	done  chan *gojsonrpc.Response
+	pongs chan gojsonrpc.Message
+	shut  chan struct{}
+	once  sync.Once
 }
 
 func (o *oneShot) Connect(context.Context) (mcp.Connection, error) {
@@ -287,6 +333,8 @@ func (o *oneShot) Read(ctx context.Context) (gojsonrpc.Message, error) {
 		return o.req, nil
 	}
 	select {
+	case pong := <-o.pongs:
+		return pong, nil
 	case <-o.shut:
 		return nil, io.EOF
 	case <-ctx.Done():
@@ -295,10 +343,18 @@ func (o *oneShot) Read(ctx context.Context) (gojsonrpc.Message, error) {
 }
 
 func (o *oneShot) Write(_ context.Context, msg gojsonrpc.Message) error {
-	if r, ok := msg.(*gojsonrpc.Response); ok {
+	switch m := msg.(type) {
+	case *gojsonrpc.Response:
 		select {
-		case o.done <- r:
+		case o.done <- m:
 		default:
+		}
+	case *gojsonrpc.Request:
+		if m.Method == "ping" && m.IsCall() {
+			select {
+			case o.pongs <- &gojsonrpc.Response{ID: m.ID, Result: json.RawMessage("{}")}:
+			case <-o.shut:
+			}
 		}
 	}
 	return nil

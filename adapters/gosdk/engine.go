@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -39,11 +40,12 @@ type Engine struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
-	descMu  sync.Mutex
-	desc    *httptransport.Description
-	flight  *descFlight // the description being computed (describe.go)
-	descGen uint64      // counts tool changes, so a stale computation is not cached
-	watcher *mcp.ServerSession
+	descMu   sync.Mutex
+	desc     *httptransport.Description
+	versions atomic.Pointer[[]string] // the versions the server serves, once it has said (describe.go)
+	flight   *descFlight              // the description being computed (describe.go)
+	descGen  uint64                   // counts tool changes, so a stale computation is not cached
+	watcher  *mcp.ServerSession
 
 	caps capCache // what server/discover advertises (caps.go)
 
@@ -334,6 +336,10 @@ func (e *Engine) OpenSession(ctx context.Context, sess *httptransport.Session, o
 			}
 		}
 		e.dropControl(sess.ID, ctl)
+		// End the connection's reading first: the SDK then cancels the
+		// handlers still running on it (one waiting for the client's
+		// answer, say), whose end its Close waits for.
+		_ = ctl.Close()
 		_ = ss.Close()
 	}()
 	return nil

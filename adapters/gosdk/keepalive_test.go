@@ -210,3 +210,71 @@ func rawCall(ctx context.Context, t *testing.T, url string, h map[string]string,
 		}
 	}
 }
+
+// TestDescribeAnswersKeepAlive: with ServerOptions.KeepAlive set, the SDK
+// pings every session it connects, the one-request connections the engine
+// lists tools on (describe.go, oneShot) included. oneShot ignored the
+// pings, so a listing that outlasted the ping's timeout (1.5 x KeepAlive)
+// had its connection closed and its answer dropped: each computation
+// waited describeTimeout (10 s), gave a description without tools, cached
+// nothing, and the next request started the same doomed one; no
+// Mcp-Param-* header was ever checked.
+func TestDescribeAnswersKeepAlive(t *testing.T) {
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	server := mcp.NewServer(&mcp.Implementation{Name: "ka", Version: "1"}, &mcp.ServerOptions{KeepAlive: 100 * time.Millisecond, Logger: quiet})
+	schema := map[string]any{"type": "object", "properties": map[string]any{"region": map[string]any{"type": "string", "x-mcp-header": "Region"}}}
+	server.AddTool(&mcp.Tool{Name: "geo", InputSchema: schema}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{}, nil
+	})
+	// A tools/list that takes a while (a middleware consulting a policy
+	// service, say): well past the ping at 100 ms and its 50 ms timeout.
+	server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/list" {
+				select {
+				case <-time.After(600 * time.Millisecond):
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			}
+			return next(ctx, method, req)
+		}
+	})
+	engine := gosdk.NewEngine(server, &gosdk.Options{Logger: quiet})
+	defer engine.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Second)
+	defer cancel()
+	start := time.Now()
+	d := engine.Describe(ctx)
+	if len(d.ToolHeaders["geo"]) != 1 {
+		t.Fatalf("after %v: description without the tool's header parameters (%v): the listing's SDK connection was closed by the keepalive it did not answer", time.Since(start).Round(time.Millisecond), d.ToolHeaders)
+	}
+}
+
+// TestKeepAliveJSONOnlySessionCall: a 2025-era session's POST that takes
+// only application/json (the answer is then one JSON body) has no stream
+// to carry the SDK's keepalive pings: call.Send refuses them
+// (ErrNoStream). They were reported rejected, the SDK closed the call's
+// connection after four, and a tool that takes a second (KeepAlive 25 ms)
+// got -32603 instead of its result. The engine now answers them, as it
+// does for 2026-07-28 calls (callConn.pong).
+func TestKeepAliveJSONOnlySessionCall(t *testing.T) {
+	url := serveSDK(t, keepAliveServer())
+	sh := rawSession(t, url)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":"j1","method":"tools/call","params":{"name":"stall","arguments":{"text":"json-only"}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	for k, v := range sh {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := lastMessage(t, resp)
+	if m.Error != nil || !strings.Contains(string(m.Result), "json-only") {
+		t.Fatalf("a 1 s tool called by a JSON-only client: status %d, answer error %+v result %s; want the tool's result", resp.StatusCode, m.Error, m.Result)
+	}
+}

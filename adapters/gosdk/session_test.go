@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -273,5 +274,83 @@ func TestCallAsksClient(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEngineCloseEndsWaitingSessionHandlers: Engine.Close ends the SDK
+// sessions of the 2025-era sessions still open. For each, OpenSession's
+// goroutine closes the session's SDK session, which waits for the handlers
+// in flight on it; the control connection's reading went on, so nothing
+// interrupted them, and an InitializedHandler waiting for the client's
+// roots/list answer (a client with no GET stream yet) kept Close waiting
+// forever. The connection's reading now ends first, which cancels them.
+func TestEngineCloseEndsWaitingSessionHandlers(t *testing.T) {
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	asking := make(chan struct{}, 1)
+	server := mcp.NewServer(&mcp.Implementation{Name: "close", Version: "1"}, &mcp.ServerOptions{
+		Logger: quiet,
+		InitializedHandler: func(ctx context.Context, req *mcp.InitializedRequest) {
+			asking <- struct{}{}
+			_, _ = req.Session.ListRoots(ctx, nil)
+		},
+	})
+	engine := gosdk.NewEngine(server, &gosdk.Options{Logger: quiet})
+	h := httptransport.New(engine, &httptransport.Options{Logger: quiet})
+	srv := httptest.NewServer(h)
+	closed := make(chan struct{})
+	t.Cleanup(func() { <-closed })   // runs last: after Shutdown
+	stopAtCleanup(t, h, srv, engine) // Shutdown ends the session, which frees Close
+	rawSession(t, srv.URL+"/mcp")
+	select {
+	case <-asking:
+	case <-time.After(5 * time.Second):
+		t.Fatal("InitializedHandler did not run")
+	}
+	go func() {
+		_ = engine.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-time.After(5 * time.Second):
+		t.Error("Engine.Close still waits after 5 s for a session's control connection whose handler awaits the client")
+	}
+}
+
+// TestDescribeHonoursServerVersions: a server built with
+// ServerOptions.SupportedProtocolVersions serves only those versions, and
+// the description says so. It listed every version the SDK knows, so the
+// transport served the others too: a legacy HTTP+SSE GET opened a
+// 2024-11-05 session (and an SDK session behind it) on a server that does
+// not speak 2024-11-05, where the transport's rule is 405; and a
+// 2026-07-28 request's -32022 listed versions the server does not serve.
+func TestDescribeHonoursServerVersions(t *testing.T) {
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	served := []string{httptransport.Version20251125, httptransport.Version20250618, httptransport.Version20250326}
+	server := mcp.NewServer(&mcp.Implementation{Name: "versions", Version: "1"}, &mcp.ServerOptions{Logger: quiet, SupportedProtocolVersions: served})
+	mcp.AddTool(server, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: a.Text}}}, nil, nil
+	})
+	engine := gosdk.NewEngine(server, &gosdk.Options{Logger: quiet})
+	h := httptransport.New(engine, &httptransport.Options{Logger: quiet})
+	srv := httptest.NewServer(h)
+	stopAtCleanup(t, h, srv, engine)
+	url := srv.URL + "/mcp"
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+
+	if got := engine.Describe(ctx).Versions; !slices.Equal(got, served) {
+		t.Errorf("Describe reports versions %v; the server serves %v", got, served)
+	}
+
+	req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("legacy HTTP+SSE GET on a server without 2024-11-05: status %d, want 405", resp.StatusCode)
 	}
 }
