@@ -17,6 +17,7 @@ var (
 	errNotAcceptableSSE = refusal(http.StatusNotAcceptable, jsonrpc.CodeInvalidRequest, "Accept must allow text/event-stream")
 	errForbiddenOrigin  = refusal(http.StatusForbidden, jsonrpc.CodeInvalidRequest, "origin not allowed")
 	errForbiddenHost    = refusal(http.StatusForbidden, jsonrpc.CodeInvalidRequest, "host not allowed")
+	errCannotFlush      = refusal(http.StatusInternalServerError, jsonrpc.CodeInternalError, "the server cannot stream: its response writer does not flush")
 	errShuttingDown     = refusal(http.StatusServiceUnavailable, jsonrpc.CodeServerError, "server shutting down")
 	// Per-principal bounds (Options.MaxCallsPerPrincipal, MaxStreamsPerPrincipal): our choice, 429.
 	errTooManyCalls    = refusal(http.StatusTooManyRequests, jsonrpc.CodeServerError, "too many calls in flight for this principal")

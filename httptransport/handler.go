@@ -37,6 +37,8 @@ type Handler struct {
 	versionsFor atomic.Pointer[versionsCache] // see versions
 
 	watched sync.Map // *http.Server -> *serverWatch (serverwatch.go)
+
+	noFlush sync.Once // logs that held streams are refused (flush.go)
 }
 
 // New returns a Handler serving engine with the given options; nil opts

@@ -32,6 +32,9 @@ func (h *Handler) serveLegacyGet(w http.ResponseWriter, r *http.Request) {
 		writeRefusal(w, noID, errNotAcceptableSSE)
 		return
 	}
+	if h.refuseUnflushable(w, noID) {
+		return
+	}
 	owner := identity.FromContext(r.Context()).Owner()
 	if !h.streams.take(owner, 1) {
 		refuseOverQuota(w, errTooManyStreams)

@@ -61,6 +61,9 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *reque
 	}
 
 	listen := m.Method == methodListen
+	if listen && accept.sse && h.refuseUnflushable(w, m.ID) {
+		return
+	}
 	q, over := h.calls, errTooManyCalls
 	if listen {
 		q, over = h.streams, errTooManyStreams

@@ -487,6 +487,9 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 		writeRefusal(w, noID, errNotAcceptableSSE)
 		return
 	}
+	if h.refuseUnflushable(w, noID) {
+		return
+	}
 	if sid == "" {
 		writeRefusal(w, noID, errSessionMissing)
 		return

@@ -73,9 +73,11 @@ import (
 	"github.com/go-chi/chi/v5"
 )
 
-// Mount registers h at pattern on r for every HTTP method. The transport
-// serves POST, GET, DELETE and OPTIONS on that one URL and answers other
-// methods with 405 itself. Use it on a sub-router (r.Route, r.Group,
+// Mount registers h at pattern on r for every method chi routes (the
+// standard ones, and any added with chi.RegisterMethod). The transport
+// serves POST, GET, DELETE and OPTIONS on that one URL and answers the
+// others with 405 and Allow itself; a method chi does not know gets chi's
+// own 405. Use it on a sub-router (r.Route, r.Group,
 // r.Mount) or after r.With(...) to run middleware first:
 //
 //	chimcp.Mount(r.With(requireBearer), "/mcp", endpoint)

@@ -2,7 +2,7 @@
 //
 // The endpoint is an http.Handler, usually from httptransport.New, that
 // serves every protocol era on one URL. Mount registers it on a
-// *gin.Engine or a *gin.RouterGroup for every HTTP method, so gin
+// *gin.Engine or a *gin.RouterGroup for every method gin's Any routes, so gin
 // middleware registered before it (logging, recovery, CORS, auth) runs on
 // every MCP request:
 //
@@ -62,10 +62,12 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-// Mount registers h at relativePath on r for every HTTP method and returns
-// r. The transport serves POST, GET, DELETE and OPTIONS on that one URL
-// and answers other methods with 405 itself. r is a *gin.Engine or a
-// *gin.RouterGroup; the middleware registered on it runs first.
+// Mount registers h at relativePath on r for the methods gin's Any routes
+// (GET, POST, PUT, PATCH, HEAD, OPTIONS, DELETE, CONNECT, TRACE) and
+// returns r. The transport serves POST, GET, DELETE and OPTIONS on that
+// one URL and answers the others with 405 and Allow itself; a method gin
+// does not route (PROPFIND, say) gets gin's own 404. r is a *gin.Engine or
+// a *gin.RouterGroup; the middleware registered on it runs first.
 //
 // The 2024-11-05 endpoint event names the URL as the client requested it,
 // so the endpoint works under any group prefix without configuration.

@@ -1,0 +1,41 @@
+package httptransport
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/mcpmount/mcpmount/jsonrpc"
+)
+
+// canFlush reports whether w, or a writer it unwraps to, can flush, as
+// http.ResponseController finds one. Behind a writer that cannot (a
+// middleware's wrapper with neither Flush nor Unwrap), an SSE stream
+// reaches its client only when its response ends: a call's stream late,
+// a held stream never.
+func canFlush(w http.ResponseWriter) bool {
+	for {
+		switch t := w.(type) {
+		case http.Flusher, interface{ FlushError() error }:
+			return true
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = t.Unwrap()
+		default:
+			return false
+		}
+	}
+}
+
+// refuseUnflushable answers a request for a held stream (a session's GET
+// stream, a 2024-11-05 event stream, a 2026-07-28 listen) with 500 when w
+// cannot flush, since nothing of the stream would ever reach the client,
+// and logs the cause once. It reports whether it refused.
+func (h *Handler) refuseUnflushable(w http.ResponseWriter, id jsonrpc.ID) bool {
+	if canFlush(w) {
+		return false
+	}
+	h.noFlush.Do(func() {
+		h.cfg.logger.Error("mcp: the response writer cannot flush, so event streams cannot be held: a middleware in front of the handler wraps the http.ResponseWriter without Flush or Unwrap", "writer", fmt.Sprintf("%T", w))
+	})
+	writeRefusal(w, id, errCannotFlush)
+	return true
+}

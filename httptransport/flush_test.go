@@ -1,0 +1,95 @@
+package httptransport
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpmount/mcpmount/jsonrpc"
+)
+
+// statusRecorder is the writer wrapper of many metrics and access-log
+// middlewares: it embeds http.ResponseWriter to record the status, and has
+// neither Flush nor Unwrap.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusRecorder) WriteHeader(code int) { s.status = code; s.ResponseWriter.WriteHeader(code) }
+
+// lockedBuffer is a log destination safe for concurrent handlers.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestHeldStreamsRefusedWithoutFlush: behind a middleware whose writer
+// cannot flush, a held stream would never reach its client (not even its
+// status line: a 2024-11-05 client waited for its endpoint event until it
+// gave up, and the server said nothing). Each kind of held stream now gets
+// 500 and -32603, the cause is logged once, and calls, whose answers end
+// their responses, are still served.
+func TestHeldStreamsRefusedWithoutFlush(t *testing.T) {
+	var logs lockedBuffer
+	s := newServerWith(t, &Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))}, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			next.ServeHTTP(&statusRecorder{ResponseWriter: w}, r)
+		})
+	})
+	sid := s.initialize(Version20251125)
+	sse := http.Header{"Accept": {"text/event-stream"}}
+	sessionGet := sessionHeaders(sid, Version20251125)
+	sessionGet.Set("Accept", "text/event-stream")
+	for _, tc := range []struct {
+		name   string
+		method string
+		header http.Header
+		body   string
+	}{
+		{"2024-11-05 event stream", "GET", sse, ""},
+		{"2025-11-25 session GET", "GET", sessionGet, ""},
+		{"2026-07-28 listen", "POST", modernHeaders("subscriptions/listen"), `{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + meta + `}}`},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		resp := s.open(ctx, tc.method, tc.header, tc.body) // fails at 5 s when nothing comes
+		raw, _ := io.ReadAll(resp.Body)
+		cancel()
+		body := string(raw)
+		if resp.StatusCode != http.StatusInternalServerError {
+			t.Errorf("%s: %d %q, want 500", tc.name, resp.StatusCode, body)
+			continue
+		}
+		if _, code, _ := rpcError(t, body); code != jsonrpc.CodeInternalError {
+			t.Errorf("%s: %s, want -32603", tc.name, body)
+		}
+	}
+	if n := strings.Count(logs.String(), "cannot flush"); n != 1 {
+		t.Errorf("the cause logged %d times, want once:\n%s", n, logs.String())
+	}
+
+	h := modernHeaders("tools/call")
+	h.Set("Mcp-Name", "echo")
+	resp, body := s.do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"still served"},`+meta+`}}`)
+	if resp.StatusCode != 200 || !strings.Contains(body, "still served") {
+		t.Errorf("a call behind the same writer: %d %s", resp.StatusCode, body)
+	}
+}
