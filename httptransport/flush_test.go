@@ -1,16 +1,15 @@
 package httptransport
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/mcpmount/mcpmount/internal/testutil"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
@@ -24,24 +23,6 @@ type statusRecorder struct {
 
 func (s *statusRecorder) WriteHeader(code int) { s.status = code; s.ResponseWriter.WriteHeader(code) }
 
-// lockedBuffer is a log destination safe for concurrent handlers.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestHeldStreamsRefusedWithoutFlush: behind a middleware whose writer
 // cannot flush, a held stream would never reach its client (not even its
 // status line: a 2024-11-05 client waited for its endpoint event until it
@@ -49,7 +30,7 @@ func (l *lockedBuffer) String() string {
 // 500 and -32603, the cause is logged once, and calls, whose answers end
 // their responses, are still served.
 func TestHeldStreamsRefusedWithoutFlush(t *testing.T) {
-	var logs lockedBuffer
+	var logs testutil.Buffer
 	s := newServerWith(t, &Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))}, func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			next.ServeHTTP(&statusRecorder{ResponseWriter: w}, r)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -111,21 +110,4 @@ func TestResponseController(t *testing.T) {
 		r.GET("/", gin.WrapF(h))
 		return r
 	})
-}
-
-// TestOtherMethods405: a method gin's Any routes other than POST, GET,
-// DELETE and OPTIONS reaches the transport, which answers 405 with Allow.
-func TestOtherMethods405(t *testing.T) {
-	_, base := adaptertest.Serve(t, describe, router())
-	for _, m := range []string{http.MethodPut, http.MethodPatch} {
-		req, _ := http.NewRequest(m, base+"/api/v1/mcp", nil)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusMethodNotAllowed || !strings.Contains(resp.Header.Get("Allow"), "POST") {
-			t.Errorf("%s: %s, Allow %q; want 405 with Allow", m, resp.Status, resp.Header.Get("Allow"))
-		}
-	}
 }

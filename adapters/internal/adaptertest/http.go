@@ -30,6 +30,7 @@ func CheckMethods(t *testing.T, url string) {
 		{http.MethodOptions, map[string]string{"Origin": "http://localhost:3000", "Access-Control-Request-Method": "POST"}, http.StatusNoContent, "Access-Control-Allow-Origin"},
 		{http.MethodDelete, nil, http.StatusBadRequest, "Content-Type"},
 		{http.MethodPut, nil, http.StatusMethodNotAllowed, "Allow"},
+		{http.MethodPatch, nil, http.StatusMethodNotAllowed, "Allow"},
 	} {
 		req, _ := http.NewRequest(tc.method, url, nil)
 		for k, v := range tc.header {
