@@ -1,10 +1,13 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
 	"testing"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpmount/mcpmount/adapters/gosdk"
 	"github.com/mcpmount/mcpmount/httptransport"
@@ -42,4 +45,62 @@ func benchEngine(b *testing.B, body, version string, sess *httptransport.Session
 			b.Fatalf("echo: %v %v", err, resp)
 		}
 	}
+}
+
+// BenchmarkMCPGoHandleMessage runs mcp-go's MCPServer.HandleMessage on
+// the echo call in process, without HTTP: the share of mcp-go's time that
+// is its server (the part the minimal engine stands in for), not its
+// transport. Not part of the table.
+func BenchmarkMCPGoHandleMessage(b *testing.B) {
+	for _, tc := range []struct{ name, body string }{{"2026", BodyEcho2026}, {"2025", BodyEcho2025}} {
+		b.Run(tc.name, func(b *testing.B) {
+			s := NewMCPGoServer()
+			ctx := s.WithContext(context.Background(), mcpgoTestSession{})
+			msg := json.RawMessage(tc.body)
+			resp := s.HandleMessage(ctx, msg)
+			out, _ := json.Marshal(resp)
+			if !bytes.Contains(out, echoWant) {
+				b.Fatalf("%s", out)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				resp := s.HandleMessage(ctx, msg)
+				if _, err := json.Marshal(resp); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkMinimalServe is the same for the minimal engine. Not part of
+// the table.
+func BenchmarkMinimalServe(b *testing.B) {
+	e := NewMinimalEngine()
+	m, err := jsonrpc.Decode([]byte(BodyEcho2026))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		call := &httptransport.Call{Request: m, Version: Version2026, Header: http.Header{}}
+		resp, err := e.Serve(ctx, call)
+		if err != nil || resp.Error != nil {
+			b.Fatal(err)
+		}
+		if _, err := resp.Encode(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// mcpgoTestSession is an initialized client session for HandleMessage.
+type mcpgoTestSession struct{}
+
+func (mcpgoTestSession) Initialize()       {}
+func (mcpgoTestSession) Initialized() bool { return true }
+func (mcpgoTestSession) SessionID() string { return "s" }
+func (mcpgoTestSession) NotificationChannel() chan<- mcpgo.JSONRPCNotification {
+	return make(chan mcpgo.JSONRPCNotification, 1)
 }

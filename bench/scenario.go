@@ -23,25 +23,52 @@ var (
 	echoWant     = []byte(`"text":"` + EchoText + `"`)
 	doneWant     = []byte(`"text":"` + ProgressDone + `"`)
 	progressWant = []byte(`notifications/progress`)
+	tokenWant    = []byte(`"progressToken":"p1"`)
+	idWant       = []byte(`"id":1,`)
+	idWantLast   = []byte(`"id":1}`)
+	resultWant   = []byte(`"result":{`)
+	errorMark    = []byte(`"error":{`)
+	isErrorMark  = []byte(`"isError":true`)
 )
 
+// checkAnswer checks, without allocating (the checks run in the
+// benchmark's loop), that body holds a successful answer to request 1
+// whose result carries want: the answer's id, a result and no JSON-RPC
+// error, and no tool error.
+func checkAnswer(body, want []byte) error {
+	switch {
+	case !bytes.Contains(body, want):
+		return fmt.Errorf("no %s in %.300s", want, body)
+	case !bytes.Contains(body, idWant) && !bytes.Contains(body, idWantLast):
+		return fmt.Errorf("no answer to request 1: %.300s", body)
+	case !bytes.Contains(body, resultWant) || bytes.Contains(body, errorMark):
+		return fmt.Errorf("not a result: %.300s", body)
+	case bytes.Contains(body, isErrorMark):
+		return fmt.Errorf("a tool error: %.300s", body)
+	}
+	return nil
+}
+
 func checkEcho(r Response) (int, error) {
-	if r.Status != 200 || !bytes.Contains(r.Body, echoWant) {
-		return 0, fmt.Errorf("status %d, body %.300s", r.Status, r.Body)
+	if r.Status != 200 || len(r.Body) == 0 || r.Body[0] != '{' {
+		return 0, fmt.Errorf("not a JSON answer: status %d, body %.300s", r.Status, r.Body)
 	}
-	if r.Body[0] != '{' {
-		return 0, fmt.Errorf("not a JSON answer: %.300s", r.Body)
-	}
-	return 0, nil
+	return 0, checkAnswer(r.Body, echoWant)
 }
 
 func checkProgress(r Response) (int, error) {
-	if r.Status != 200 || !bytes.Contains(r.Body, doneWant) {
+	if r.Status != 200 {
 		return 0, fmt.Errorf("status %d, body %.600s", r.Status, r.Body)
+	}
+	if err := checkAnswer(r.Body, doneWant); err != nil {
+		return 0, err
 	}
 	n := bytes.Count(r.Body, progressWant)
 	if n > ProgressN {
 		return 0, fmt.Errorf("%d progress notifications, want %d", n, ProgressN)
+	}
+	if n > 0 && bytes.Count(r.Body, tokenWant) < n {
+		return 0, fmt.Errorf("progress notifications without the request's token: %.600s", r.Body)
 	}
 	return ProgressN - n, nil
 }

@@ -78,3 +78,19 @@ func TestHold(t *testing.T) {
 		})
 	}
 }
+
+// TestChecksRejectFailures: the scenarios' checks refuse answers that are
+// not a successful echo call, though they carry the echoed text (they
+// took any 200 body holding it).
+func TestChecksRejectFailures(t *testing.T) {
+	bad := map[string]string{
+		"tool error (isError)": `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hello, world"}],"isError":true}}`,
+		"wrong id":             `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"hello, world"}]}}`,
+		"JSON-RPC error":       `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"bad","data":{"arguments":{"text":"hello, world"}}}}`,
+	}
+	for name, body := range bad {
+		if _, err := checkEcho(Response{Status: 200, Body: []byte(body)}); err == nil {
+			t.Errorf("checkEcho accepts a %s: %s", name, body)
+		}
+	}
+}
