@@ -61,13 +61,17 @@ func (c *Call) Send(ctx context.Context, msg *jsonrpc.Message) error {
 	} else if msg.Method == "notifications/cancelled" && c.live != nil {
 		msg = c.live.cancelledOut(c, msg)
 	}
-	if err := ctx.Err(); err != nil {
-		return err
+	err := ctx.Err()
+	if err == nil && c.ctx != nil && c.ctx.Err() != nil {
+		err = ErrStreamClosed
 	}
-	if c.ctx != nil && c.ctx.Err() != nil {
-		return ErrStreamClosed
+	if err == nil {
+		err = c.out.send(msg)
 	}
-	return c.out.send(msg)
+	if err != nil && msg.IsRequest() {
+		c.live.forgetRequest(msg.ID) // no answer can come to a request not sent
+	}
+	return err
 }
 
 // Replies returns the channel on which the client's answers to this call's

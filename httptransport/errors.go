@@ -18,6 +18,7 @@ var (
 	errForbiddenOrigin  = refusal(http.StatusForbidden, jsonrpc.CodeInvalidRequest, "origin not allowed")
 	errForbiddenHost    = refusal(http.StatusForbidden, jsonrpc.CodeInvalidRequest, "host not allowed")
 	errCannotFlush      = refusal(http.StatusInternalServerError, jsonrpc.CodeInternalError, "the server cannot stream: its response writer does not flush")
+	errCannotFlushGet   = refusal(http.StatusMethodNotAllowed, jsonrpc.CodeServerError, "the server offers no GET stream: its response writer does not flush") // a 2025-era GET gets SSE or 405 (digest 1.4)
 	errShuttingDown     = refusal(http.StatusServiceUnavailable, jsonrpc.CodeServerError, "server shutting down")
 	// Per-principal bounds (Options.MaxCallsPerPrincipal, MaxStreamsPerPrincipal): our choice, 429.
 	errTooManyCalls    = refusal(http.StatusTooManyRequests, jsonrpc.CodeServerError, "too many calls in flight for this principal")

@@ -26,16 +26,19 @@ func canFlush(w http.ResponseWriter) bool {
 }
 
 // refuseUnflushable answers a request for a held stream (a session's GET
-// stream, a 2024-11-05 event stream, a 2026-07-28 listen) with 500 when w
+// stream, a 2024-11-05 event stream, a 2026-07-28 listen) with e when w
 // cannot flush, since nothing of the stream would ever reach the client,
 // and logs the cause once. It reports whether it refused.
-func (h *Handler) refuseUnflushable(w http.ResponseWriter, id jsonrpc.ID) bool {
+func (h *Handler) refuseUnflushable(w http.ResponseWriter, id jsonrpc.ID, e *httpError) bool {
 	if canFlush(w) {
 		return false
+	}
+	if e.status == http.StatusMethodNotAllowed {
+		w.Header().Set("Allow", "POST, DELETE")
 	}
 	h.noFlush.Do(func() {
 		h.cfg.logger.Error("mcp: the response writer cannot flush, so event streams cannot be held: a middleware in front of the handler wraps the http.ResponseWriter without Flush or Unwrap", "writer", fmt.Sprintf("%T", w))
 	})
-	writeRefusal(w, id, errCannotFlush)
+	writeRefusal(w, id, e)
 	return true
 }

@@ -26,8 +26,9 @@ func (s *statusRecorder) WriteHeader(code int) { s.status = code; s.ResponseWrit
 // TestHeldStreamsRefusedWithoutFlush: behind a middleware whose writer
 // cannot flush, a held stream would never reach its client (not even its
 // status line: a 2024-11-05 client waited for its endpoint event until it
-// gave up, and the server said nothing). Each kind of held stream now gets
-// 500 and -32603, the cause is logged once, and calls, whose answers end
+// gave up, and the server said nothing). Each kind of held stream is now
+// refused (500 and -32603; a 2025-era GET, which gets a stream or 405, 405
+// with Allow), the cause is logged once, and calls, whose answers end
 // their responses, are still served.
 func TestHeldStreamsRefusedWithoutFlush(t *testing.T) {
 	var logs testutil.Buffer
@@ -45,22 +46,28 @@ func TestHeldStreamsRefusedWithoutFlush(t *testing.T) {
 		method string
 		header http.Header
 		body   string
+		status int
+		code   int64
 	}{
-		{"2024-11-05 event stream", "GET", sse, ""},
-		{"2025-11-25 session GET", "GET", sessionGet, ""},
-		{"2026-07-28 listen", "POST", modernHeaders("subscriptions/listen"), `{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + meta + `}}`},
+		{"2024-11-05 event stream", "GET", sse, "", http.StatusInternalServerError, jsonrpc.CodeInternalError},
+		// A 2025-era GET gets an event stream or 405 (digest 1.4).
+		{"2025-11-25 session GET", "GET", sessionGet, "", http.StatusMethodNotAllowed, jsonrpc.CodeServerError},
+		{"2026-07-28 listen", "POST", modernHeaders("subscriptions/listen"), `{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + meta + `}}`, http.StatusInternalServerError, jsonrpc.CodeInternalError},
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		resp := s.open(ctx, tc.method, tc.header, tc.body) // fails at 5 s when nothing comes
 		raw, _ := io.ReadAll(resp.Body)
 		cancel()
 		body := string(raw)
-		if resp.StatusCode != http.StatusInternalServerError {
-			t.Errorf("%s: %d %q, want 500", tc.name, resp.StatusCode, body)
+		if resp.StatusCode != tc.status {
+			t.Errorf("%s: %d %q, want %d", tc.name, resp.StatusCode, body, tc.status)
 			continue
 		}
-		if _, code, _ := rpcError(t, body); code != jsonrpc.CodeInternalError {
-			t.Errorf("%s: %s, want -32603", tc.name, body)
+		if _, code, _ := rpcError(t, body); code != tc.code {
+			t.Errorf("%s: %s, want %d", tc.name, body, tc.code)
+		}
+		if tc.status == http.StatusMethodNotAllowed && resp.Header.Get("Allow") == "" {
+			t.Errorf("%s: 405 without Allow", tc.name)
 		}
 	}
 	if n := strings.Count(logs.String(), "cannot flush"); n != 1 {

@@ -131,11 +131,12 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 // Shutdown stops accepting requests, ends every 2026-07-28 listen stream
 // with its final result, ends the streams of 2025-era and 2024-11-05
 // sessions, and waits for calls in flight to finish. When ctx is done
-// first, the remaining calls are cancelled, the connections of the streams
-// taken over from net/http (see DisableHijack) closed, and ctx's error
-// returned at once: a stream still held by a write to a client that
-// stopped reading (on HTTP/2, say) ends in the background, when that
-// write's deadline (WriteTimeout) passes.
+// first, the remaining calls are cancelled, the connections of the
+// streams taken over from net/http (see DisableHijack) closed, and ctx's
+// error returned, once the sessions have ended here and the session store
+// is closed. A write blocked on a client that stopped reading, on a stream
+// not taken over (HTTP/2, say), still holds that stream until the write's
+// deadline (WriteTimeout).
 func (h *Handler) Shutdown(ctx context.Context) error {
 	if !h.closing.CompareAndSwap(false, true) {
 		return nil
@@ -151,19 +152,17 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 		h.abortParked()
 	})
 	defer stop()
+	h.endParked(nil)
+	h.endListens(func(*Call) bool { return true })
 	h.mu.Lock()
 	sessions := make([]*liveSession, 0, len(h.live))
 	for _, s := range h.live {
 		sessions = append(sessions, s)
 	}
 	h.mu.Unlock()
-	waitOrCtx(ctx, func() {
-		h.endParked(nil)
-		h.endListens(func(*Call) bool { return true })
-		for _, s := range sessions {
-			s.closeStreams()
-		}
-	})
+	for _, s := range sessions {
+		s.closeStreams()
+	}
 	done := h.inflight.close()
 	h.stopJanitor()
 	select {
@@ -172,27 +171,11 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 	}
 	err := ctx.Err() // also when ending the streams took past it
 	h.cancel()       // cancels what is left, ends sessions on this instance
-	waitOrCtx(ctx, func() {
-		for _, s := range sessions {
-			s.end(context.WithoutCancel(ctx), false)
-		}
-		if c, ok := h.sessions.(interface{ Close() error }); ok {
-			_ = c.Close()
-		}
-	})
-	return err
-}
-
-// waitOrCtx runs fn, and returns when it has or when ctx is done,
-// whichever is first; fn then goes on in the background.
-func waitOrCtx(ctx context.Context, fn func()) {
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		fn()
-	}()
-	select {
-	case <-finished:
-	case <-ctx.Done():
+	for _, s := range sessions {
+		s.end(context.WithoutCancel(ctx), false)
 	}
+	if c, ok := h.sessions.(interface{ Close() error }); ok {
+		_ = c.Close()
+	}
+	return err
 }

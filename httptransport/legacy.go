@@ -32,7 +32,7 @@ func (h *Handler) serveLegacyGet(w http.ResponseWriter, r *http.Request) {
 		writeRefusal(w, noID, errNotAcceptableSSE)
 		return
 	}
-	if h.refuseUnflushable(w, noID) {
+	if h.refuseUnflushable(w, noID, errCannotFlush) {
 		return
 	}
 	owner := identity.FromContext(r.Context()).Owner()
@@ -143,8 +143,8 @@ func (h *Handler) serveLegacyPost(w http.ResponseWriter, r *http.Request) {
 			refuseOverQuota(w, errTooManyCalls)
 			return
 		}
-		st := h.newStream(nil, acceptance{sse: true}, false) // relays all to the event stream
-		st.relay = ls.standalone.sendRaw
+		st := h.newStream(nil, acceptance{sse: true}, false)                          // relays all to the event stream
+		st.relay = func(data []byte) { ls.standalone.sendRawAfter(data, st.relayed) } // under st.mu, as relayed is set
 		h.startCall(r, ls, ls.sess.Version, m, st)
 	}
 	w.WriteHeader(http.StatusAccepted)

@@ -172,6 +172,14 @@ func (ls *liveSession) registerRequest(c *Call, engineID jsonrpc.ID) jsonrpc.ID 
 	return id
 }
 
+// forgetRequest drops a server request registered under the client id id
+// that was never sent.
+func (ls *liveSession) forgetRequest(id jsonrpc.ID) {
+	ls.mu.Lock()
+	delete(ls.pending, id.Key())
+	ls.mu.Unlock()
+}
+
 // cancelledOut rewrites the engine's notifications/cancelled for a request
 // it sent (through call c, or the session when c is nil) to name the id
 // the client saw, and forgets the request: a late answer goes nowhere.

@@ -61,7 +61,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *reque
 	}
 
 	listen := m.Method == methodListen
-	if listen && accept.sse && h.refuseUnflushable(w, m.ID) {
+	if listen && accept.sse && h.refuseUnflushable(w, m.ID, errCannotFlush) {
 		return
 	}
 	q, over := h.calls, errTooManyCalls

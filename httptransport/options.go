@@ -140,7 +140,8 @@ type Options struct {
 	// served. A call's place is free before its answer goes out, so a
 	// client making one call at a time is never refused (a 2024-11-05
 	// call's answer goes out on its session's one event stream, and the
-	// place is free once the answer is written there); a cancelled call
+	// place is free when that answer's write begins, not while it waits
+	// behind another); a cancelled call
 	// keeps its place until the engine has stopped it, so that cancelling
 	// cannot get a principal past the bound. Zero means no bound.
 	MaxCallsPerPrincipal int

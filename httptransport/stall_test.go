@@ -2,13 +2,17 @@ package httptransport
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -167,5 +171,127 @@ func TestShutdownDeadlineEndsStalledStream(t *testing.T) {
 		conn.Close() // the write fails, Shutdown goes on
 		<-done
 		t.Logf("Shutdown returned %v after the client's connection closed", time.Since(start))
+	}
+}
+
+// slowCloseStore is a shared SessionStore whose Close takes a while (a
+// remote store flushing and closing its client), and records when it is
+// done.
+type slowCloseStore struct {
+	*MemorySessionStore
+	closed atomic.Bool
+}
+
+func (s *slowCloseStore) Close() error {
+	time.Sleep(300 * time.Millisecond)
+	s.closed.Store(true)
+	return nil
+}
+
+// TestShutdownPastDeadlineClosesStoreFirst: a Shutdown whose deadline
+// passes while a call runs ends the sessions here and closes the session
+// store before it returns, so that the caller, told Shutdown is over, can
+// close what the store uses (its client, its process). A version of the
+// deadline fix returned at once and left both to a goroutine.
+func TestShutdownPastDeadlineClosesStoreFirst(t *testing.T) {
+	store := &slowCloseStore{MemorySessionStore: NewMemorySessionStore()}
+	s := newServer(t, &Options{Sessions: store})
+	sid := s.initialize(Version20251125)
+
+	callDone := make(chan struct{})
+	go func() {
+		defer close(callDone)
+		req, _ := http.NewRequest("POST", s.url, strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow","arguments":{"text":"long"}}}`))
+		req.Header = sessionHeaders(sid, Version20251125)
+		if resp, err := s.client.Do(req); err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	}()
+	select {
+	case <-s.engine.started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("slow call never started")
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	err := s.h.Shutdown(ctx)
+	closedAtReturn := store.closed.Load()
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Shutdown: %v, want its deadline's error", err)
+	}
+	if !closedAtReturn {
+		t.Errorf("Shutdown returned (%v) before the SessionStore's Close finished: session ends and Close go on in the background, after the caller was told Shutdown is over", err)
+	}
+	<-callDone
+}
+
+// delayAfterMessageConn stands for a server goroutine descheduled right
+// after its write went out: a write carrying a 2024-11-05 "message" event
+// returns a while after the bytes are on their way to the client.
+type delayAfterMessageConn struct {
+	net.Conn
+}
+
+func (c delayAfterMessageConn) Write(b []byte) (int, error) {
+	n, err := c.Conn.Write(b)
+	if bytes.Contains(b, []byte("event: message")) {
+		time.Sleep(400 * time.Millisecond)
+	}
+	return n, err
+}
+
+type delayAfterMessageListener struct{ net.Listener }
+
+func (l delayAfterMessageListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return delayAfterMessageConn{c}, nil
+}
+
+// TestLegacyOneCallAtATimeNeverRefused: MaxCallsPerPrincipal promises
+// that a client making one call at a time is never refused. A 2024-11-05
+// call keeps its place while its answer waits for the event stream
+// (TestLegacyQuotaCountsQueuedAnswers), and gives it back as the answer's
+// write begins: a version that gave it back after the write returned let
+// the client have the answer, send its next call, and get 429.
+func TestLegacyOneCallAtATimeNeverRefused(t *testing.T) {
+	h := New(newTestEngine(), &Options{MaxCallsPerPrincipal: 1})
+	srv := httptest.NewUnstartedServer(h)
+	srv.Listener = delayAfterMessageListener{srv.Listener}
+	srv.Start()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = h.Shutdown(ctx)
+		srv.CloseClientConnections()
+		srv.Close()
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r, endpoint := openLegacy(t, ctx, srv.URL+"/mcp", nil)
+	post := func(id string) int {
+		req, _ := http.NewRequest("POST", srv.URL+endpoint, strings.NewReader(`{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if st := post("1"); st != http.StatusAccepted {
+		t.Fatalf("first call: %d", st)
+	}
+	if m := r.nextMessage(); m.ID.Raw() != "1" {
+		t.Fatalf("first answer: id %s", m.ID.Raw())
+	}
+	// The client has its answer: it makes its next call, one at a time.
+	if st := post("2"); st != http.StatusAccepted {
+		t.Errorf("second call, sent after the first call's answer arrived: %d, want 202 (MaxCallsPerPrincipal=1: a client making one call at a time is never refused)", st)
 	}
 }

@@ -51,7 +51,8 @@ type stream struct {
 	closeConn bool              // the stream may be parked: say Connection: close (park.go)
 	release   func()            // gives back the place in a quota the attached response holds (limits.go)
 	eventName string            // "message" on 2024-11-05 streams
-	relay     func(data []byte) // if set, messages go here instead (batch members)
+	relay     func(data []byte) // if set, messages go here instead (batch members, 2024-11-05 calls)
+	relayed   func()            // a 2024-11-05 call's quota release, run by the event stream before its answer's write
 
 	timer   *time.Timer
 	attachC chan struct{} // closed and replaced when a response detaches
@@ -268,9 +269,17 @@ func (s *stream) send(msg *jsonrpc.Message) error {
 }
 
 // sendRaw writes an encoded message as an event, opening the stream.
-func (s *stream) sendRaw(data []byte) {
+func (s *stream) sendRaw(data []byte) { s.sendRawAfter(data, nil) }
+
+// sendRawAfter is sendRaw calling before first, once it holds the stream:
+// a relayed answer's place in its quota is given back there, when no
+// other write is ahead of it, just before the client can have it.
+func (s *stream) sendRawAfter(data []byte, before func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if before != nil {
+		before()
+	}
 	if s.ended || s.w == nil {
 		return
 	}

@@ -360,6 +360,19 @@ func (h *Handler) startCall(r *http.Request, ls *liveSession, version string, m 
 			return nil
 		}
 	}
+	// A 2024-11-05 answer goes out on the session's one event stream,
+	// where answers queue behind a write to a client that stopped reading:
+	// such a call keeps its place until its answer is next to be written
+	// (then the event stream gives it back, st.relayed), or the queue
+	// would be unbounded.
+	relayed := ls != nil && ls.sess.Legacy
+	release := func() { h.calls.give(owner, 1) }
+	if relayed {
+		release = sync.OnceFunc(release)
+		st.mu.Lock()
+		st.relayed = release
+		st.mu.Unlock()
+	}
 	st.startTimer()
 	h.inflight.enterLate()
 	go func() {
@@ -372,13 +385,9 @@ func (h *Handler) startCall(r *http.Request, ls *liveSession, version string, m 
 		// store work (the state it changed, the record it outlasted) is
 		// done, before its answer goes out: the client may send its next
 		// call, reuse the id, or reach another instance as soon as it has
-		// the answer. A 2024-11-05 answer goes out on the session's one
-		// event stream, where answers queue behind a write to a client
-		// that stopped reading: such a call keeps its place until its
-		// answer is written or dropped, or the queue would be unbounded.
-		relayed := ls != nil && ls.sess.Legacy
+		// the answer (a 2024-11-05 call: see relayed above).
 		if !relayed {
-			h.calls.give(owner, 1)
+			release()
 		}
 		if ls != nil {
 			ls.releaseID(call)
@@ -390,7 +399,7 @@ func (h *Handler) startCall(r *http.Request, ls *liveSession, version string, m 
 			st.finish(resp)
 		}
 		if relayed {
-			h.calls.give(owner, 1)
+			release() // if the answer was never relayed (cut, or the stream gone)
 		}
 		if ls != nil {
 			ls.removeCall(call)
@@ -487,7 +496,7 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 		writeRefusal(w, noID, errNotAcceptableSSE)
 		return
 	}
-	if h.refuseUnflushable(w, noID) {
+	if h.refuseUnflushable(w, noID, errCannotFlushGet) {
 		return
 	}
 	if sid == "" {

@@ -3,6 +3,7 @@ package httptransport
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -645,5 +646,34 @@ func TestNotifyPanicSurvived(t *testing.T) {
 	}
 	if resp, body := s.do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); resp.StatusCode != 200 {
 		t.Errorf("the session after the panic: %d %s", resp.StatusCode, body)
+	}
+}
+
+// TestRefusedServerRequestForgotten: a server request Send could not send
+// (here to a POST that takes only JSON) leaves nothing waiting for its
+// answer; each refused one (the SDK's keepalive pings on a long call, say)
+// stayed registered until the call ended.
+func TestRefusedServerRequestForgotten(t *testing.T) {
+	s := newServer(t, nil)
+	sid := s.initialize(Version20251125)
+	s.h.mu.Lock()
+	ls := s.h.live[sid]
+	s.h.mu.Unlock()
+	if ls == nil {
+		t.Fatal("session not live")
+	}
+	st := s.h.newStream(nil, acceptance{json: true}, false)
+	call := &Call{Request: &jsonrpc.Message{JSONRPC: "2.0", ID: jsonrpc.Int64ID(9), Method: "tools/call"}, Version: Version20251125, live: ls, out: st, ctx: context.Background()}
+	for i := range 3 {
+		ping := &jsonrpc.Message{JSONRPC: "2.0", ID: jsonrpc.Int64ID(int64(i)), Method: "ping"}
+		if err := call.Send(context.Background(), ping); !errors.Is(err, ErrNoStream) {
+			t.Fatalf("Send: %v, want ErrNoStream", err)
+		}
+	}
+	ls.mu.Lock()
+	n := len(ls.pending)
+	ls.mu.Unlock()
+	if n != 0 {
+		t.Errorf("%d refused server requests still await answers", n)
 	}
 }
