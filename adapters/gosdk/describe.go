@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"time"
 
@@ -87,16 +88,16 @@ func (e *Engine) computeDescription(ctx context.Context, f *descFlight, gen uint
 		d.Versions = versions
 		e.versions.Store(&versions)
 	}
-	tools, lerr := e.listTools(lctx)
-	if lerr != nil {
-		err = lerr
-		e.logger.Warn("gosdk: listing tools for header validation failed", "error", err)
-	} else {
-		d.ToolHeaders = make(map[string][]httptransport.HeaderParam)
-		for _, t := range tools {
-			if params := headerParams(t.InputSchema, nil); len(params) > 0 {
-				d.ToolHeaders[t.Name] = params
-			}
+	// Tool headers are a 2026-07-28 matter: a server that does not serve
+	// it has none to check (and answers the listing, made at 2026-07-28,
+	// with -32022).
+	if err != nil || slices.Contains(versions, httptransport.Version20260728) {
+		headers, lerr := e.toolHeaders(lctx)
+		if lerr != nil {
+			err = lerr
+			e.logger.Warn("gosdk: listing tools for header validation failed", "error", err)
+		} else {
+			d.ToolHeaders = headers
 		}
 	}
 	e.descMu.Lock()
@@ -109,6 +110,21 @@ func (e *Engine) computeDescription(ctx context.Context, f *descFlight, gen uint
 	e.descMu.Unlock()
 	f.d = d
 	close(f.done)
+}
+
+// toolHeaders lists the tools and keeps their x-mcp-header parameters.
+func (e *Engine) toolHeaders(ctx context.Context) (map[string][]httptransport.HeaderParam, error) {
+	tools, err := e.listTools(ctx)
+	if err != nil {
+		return nil, err
+	}
+	headers := make(map[string][]httptransport.HeaderParam)
+	for _, t := range tools {
+		if params := headerParams(t.InputSchema, nil); len(params) > 0 {
+			headers[t.Name] = params
+		}
+	}
+	return headers, nil
 }
 
 // bareDescription is the description without tools: the versions only,

@@ -2,6 +2,7 @@ package gosdk_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/mcpmount/mcpmount/adapters/gosdk"
 	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/internal/testutil"
 )
 
 // TestInitializedHandlerAsksClient: in a 2024-11-05 or 2025-era session the server's
@@ -352,5 +354,35 @@ func TestDescribeHonoursServerVersions(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusMethodNotAllowed {
 		t.Errorf("legacy HTTP+SSE GET on a server without 2024-11-05: status %d, want 405", resp.StatusCode)
+	}
+}
+
+// TestNarrowedServerDescriptionCached: on a server that serves only
+// 2025-era versions, the engine's tool listing (made at 2026-07-28) failed
+// with -32022 every time, so the description was never cached: every
+// request that needed it ran server/discover and tools/list again on
+// fresh SDK connections and logged a warning. Tool headers are a
+// 2026-07-28 matter; such a server's description has none, and is cached.
+func TestNarrowedServerDescriptionCached(t *testing.T) {
+	served := []string{httptransport.Version20251125, httptransport.Version20250618, httptransport.Version20250326}
+	server := mcp.NewServer(&mcp.Implementation{Name: "narrow", Version: "1"}, &mcp.ServerOptions{Logger: slog.New(slog.DiscardHandler), SupportedProtocolVersions: served})
+	mcp.AddTool(server, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: a.Text}}}, nil, nil
+	})
+	var logs testutil.Buffer
+	url := serveSDKWith(t, server, nil, &logs)
+	h := rawSession(t, url)
+	const calls = 5
+	for i := 0; i < calls; i++ {
+		resp := rawPost(context.Background(), t, url, h, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`, 10+i))
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("call %d: %d", i, resp.StatusCode)
+		}
+	}
+	time.Sleep(100 * time.Millisecond)
+	if n := strings.Count(logs.String(), "listing tools for header validation failed"); n > 1 {
+		t.Errorf("%d 2025-era calls on a server serving %v: the description was computed (and a warning logged) %d times; it is never cached:\n%s", calls, served, n, logs.String())
 	}
 }
