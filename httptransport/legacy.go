@@ -143,8 +143,11 @@ func (h *Handler) serveLegacyPost(w http.ResponseWriter, r *http.Request) {
 			refuseOverQuota(w, errTooManyCalls)
 			return
 		}
-		st := h.newStream(nil, acceptance{sse: true}, false)                          // relays all to the event stream
-		st.relay = func(data []byte) { ls.standalone.sendRawAfter(data, st.relayed) } // under st.mu, as relayed is set
+		st := h.newStream(nil, acceptance{sse: true}, false) // relays all to the event stream
+		st.relay = ls.standalone.sendRaw
+		// The answer, last, gives the call's quota place back (startCall);
+		// run under st.mu, as relayed is set.
+		st.relayLast = func(data []byte) { ls.standalone.sendRawAfter(data, st.relayed) }
 		h.startCall(r, ls, ls.sess.Version, m, st)
 	}
 	w.WriteHeader(http.StatusAccepted)

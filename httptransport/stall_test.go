@@ -295,3 +295,48 @@ func TestLegacyOneCallAtATimeNeverRefused(t *testing.T) {
 		t.Errorf("second call, sent after the first call's answer arrived: %d, want 202 (MaxCallsPerPrincipal=1: a client making one call at a time is never refused)", st)
 	}
 }
+
+// TestLegacyCallHoldsPlaceUntilAnswer: a 2024-11-05 call's messages all
+// travel on the session's event stream, and only its answer gives its
+// MaxCallsPerPrincipal place back. A version released it with the first
+// relayed message, so a tool that reported progress, or asked the client
+// something, ran on without a place and a second call was accepted.
+func TestLegacyCallHoldsPlaceUntilAnswer(t *testing.T) {
+	for _, tc := range []struct {
+		name, call, first string
+	}{
+		// One progress notification, then it waits on the gate.
+		{"progress", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"progress","arguments":{"count":2},"_meta":{"progressToken":"p"}}}`, "notifications/progress"},
+		// A sampling request, then it waits for the client's answer.
+		{"server request", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sample"}}`, "sampling/createMessage"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newTestEngine()
+			e.gate = make(chan struct{})
+			s := startServer(t, e, &Options{MaxCallsPerPrincipal: 1}, nil, false)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			r, endpoint := openLegacy(t, ctx, s.url, nil)
+			post := func(body string) int {
+				t.Helper()
+				resp, _ := s.doURL("POST", s.srv.URL+endpoint, http.Header{"Content-Type": {"application/json"}}, body)
+				return resp.StatusCode
+			}
+			if st := post(tc.call); st != http.StatusAccepted {
+				t.Fatalf("first call: %d", st)
+			}
+			m := r.nextMessage()
+			if m.Method != tc.first {
+				t.Fatalf("first message %+v, want %s", m, tc.first)
+			}
+			st := post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`)
+			close(e.gate)
+			if m.IsRequest() {
+				post(`{"jsonrpc":"2.0","id":` + m.ID.Raw() + `,"result":{}}`)
+			}
+			if st != http.StatusTooManyRequests {
+				t.Errorf("second call while the first (which sent %s) runs: %d, want 429", tc.first, st)
+			}
+		})
+	}
+}

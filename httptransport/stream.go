@@ -52,6 +52,7 @@ type stream struct {
 	release   func()            // gives back the place in a quota the attached response holds (limits.go)
 	eventName string            // "message" on 2024-11-05 streams
 	relay     func(data []byte) // if set, messages go here instead (batch members, 2024-11-05 calls)
+	relayLast func(data []byte) // if set, the final response goes here instead of to relay
 	relayed   func()            // a 2024-11-05 call's quota release, run by the event stream before its answer's write
 
 	timer   *time.Timer
@@ -299,6 +300,11 @@ func (s *stream) finish(resp *jsonrpc.Message) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ended {
+		return
+	}
+	if s.relayLast != nil {
+		s.relayLast(data)
+		s.endLocked()
 		return
 	}
 	if s.relay != nil {
