@@ -36,9 +36,15 @@ func (h *Handler) refuseUnflushable(w http.ResponseWriter, id jsonrpc.ID, e *htt
 	if e.status == http.StatusMethodNotAllowed {
 		w.Header().Set("Allow", "POST, DELETE")
 	}
-	h.noFlush.Do(func() {
-		h.cfg.logger.Error("mcp: the response writer cannot flush, so event streams cannot be held: a middleware in front of the handler wraps the http.ResponseWriter without Flush or Unwrap", "writer", fmt.Sprintf("%T", w))
-	})
+	h.warnNoFlush(w)
 	writeRefusal(w, id, e)
 	return true
+}
+
+// warnNoFlush logs, once per handler, that w cannot flush: held streams
+// are refused, and a call's stream reaches its client only when it ends.
+func (h *Handler) warnNoFlush(w http.ResponseWriter) {
+	h.noFlush.Do(func() {
+		h.cfg.logger.Error("mcp: the response writer cannot flush, so held event streams are refused and a call's stream reaches its client only when the call ends: a middleware in front of the handler wraps the http.ResponseWriter without Flush or Unwrap", "writer", fmt.Sprintf("%T", w))
+	})
 }

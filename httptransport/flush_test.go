@@ -81,3 +81,26 @@ func TestHeldStreamsRefusedWithoutFlush(t *testing.T) {
 		t.Errorf("a call behind the same writer: %d %s", resp.StatusCode, body)
 	}
 }
+
+// TestCallStreamWithoutFlushLogged: a call's SSE stream behind a writer
+// that cannot flush reaches the client whole when the call ends; the
+// cause is logged (once), as nothing arrives until then.
+func TestCallStreamWithoutFlushLogged(t *testing.T) {
+	var logs testutil.Buffer
+	s := newServerWith(t, &Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))}, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			next.ServeHTTP(&statusRecorder{ResponseWriter: w}, r)
+		})
+	})
+	h := modernHeaders("tools/call")
+	h.Set("Mcp-Name", "progress")
+	for range 2 {
+		resp, body := s.do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"progress","arguments":{"count":2},"_meta":{"progressToken":"p",`+meta[len(`"_meta":{`):]+`}}`)
+		if resp.StatusCode != 200 || strings.Count(body, "notifications/progress") != 2 || !strings.Contains(body, `"result"`) {
+			t.Fatalf("progress call behind a non-flushing writer: %d %s", resp.StatusCode, body)
+		}
+	}
+	if n := strings.Count(logs.String(), "cannot flush"); n != 1 {
+		t.Errorf("the cause logged %d times, want once:\n%s", n, logs.String())
+	}
+}

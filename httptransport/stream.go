@@ -233,7 +233,10 @@ func (s *stream) writeLocked(e sse.Event) {
 	}
 	// A writer that cannot flush (middleware wrapping it the naive way)
 	// took the event all the same: it reaches the client when the
-	// response ends, so the stream goes on.
+	// response ends, so the stream goes on (said once in the log).
+	if err != nil {
+		s.h.warnNoFlush(s.w)
+	}
 	if e.HasID {
 		s.sent = s.seq
 	}
