@@ -69,7 +69,7 @@ func (h *Handler) serveLegacyGet(w http.ResponseWriter, r *http.Request) {
 	endpoint := h.legacyEndpoint(r) + "?" + legacySessionParam + "=" + url.QueryEscape(sess.ID)
 	release := h.streams.place(owner)
 	detached, _ := st.attach(w, 0, false, h.parkable(r), release, sse.Event{Name: "endpoint", Data: []byte(endpoint)})
-	st.startTimer()
+	st.startTimer(r)
 	h.hold(w, r, ls, st, detached, release, func() {
 		h.withStore(context.WithoutCancel(r.Context()), func(ctx context.Context) { ls.end(ctx, true) })
 	})

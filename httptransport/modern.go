@@ -104,7 +104,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *reque
 			call.stopLimit = time.AfterFunc(d, func() { finishListen(call) }).Stop
 		}
 	}
-	st.startTimer()
+	st.startTimer(r)
 	resp, err := h.serveEngine(ctx, call)
 	if !listen && release != nil {
 		release() // before the answer goes out: the client may call again at once

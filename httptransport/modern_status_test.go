@@ -46,16 +46,14 @@ func slowAnswerCall(name string) string {
 	return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + name + `","arguments":{},` + meta + `}}`
 }
 
-// TestModernErrorKeepsStatusAfterSilence: a 2026-07-28 call that stays
-// silent past the header flush delay does not have its SSE stream opened
-// by default, so an error the engine returns after it still goes out with
-// the status the spec gives it (digest 2.3, 2.6): 404 for -32601, 400 for
-// -32021. (The default delay is 1 s; the test shortens it.)
-func TestModernErrorKeepsStatusAfterSilence(t *testing.T) {
+// TestModernErrorKeepsStatusBeforeFlush: a 2026-07-28 error the engine
+// returns before the header flush delay (1 s by default) goes out with the
+// status the spec gives it (digest 2.3, 2.6): 404 for -32601, 400 for
+// -32021.
+func TestModernErrorKeepsStatusBeforeFlush(t *testing.T) {
 	te := newTestEngine()
 	s := startServer(t, te, nil, nil, false)
 	s.h.engine = slowAnswerEngine{te, 150 * time.Millisecond}
-	s.h.cfg.headerFlushDelay = 20 * time.Millisecond
 	for _, tc := range []struct {
 		tool   string
 		status int
@@ -77,16 +75,50 @@ func TestModernErrorKeepsStatusAfterSilence(t *testing.T) {
 	}
 }
 
-// TestModernFlushDelayOptIn: a HeaderFlushDelay that is set opens silent
-// 2026-07-28 streams too, and an error after it is an SSE event under 200.
-func TestModernFlushDelayOptIn(t *testing.T) {
+// TestModernLateErrorIsSSEEvent: a 2026-07-28 call silent past the header
+// flush delay has its SSE stream opened (so that first-byte timeouts do not
+// drop it), and an error the engine returns after that is an SSE event
+// under 200. (The default delay is 1 s; the test shortens it.)
+func TestModernLateErrorIsSSEEvent(t *testing.T) {
 	te := newTestEngine()
-	s := startServer(t, te, &Options{HeaderFlushDelay: 20 * time.Millisecond}, nil, false)
+	s := startServer(t, te, nil, nil, false)
 	s.h.engine = slowAnswerEngine{te, 150 * time.Millisecond}
+	s.h.cfg.headerFlushDelay = 20 * time.Millisecond
 	h := modernHeaders("tools/call")
 	h.Set("Mcp-Name", "late-404")
 	resp, body := s.do("POST", h, slowAnswerCall("late-404"))
 	wantSSEError(t, resp, body, http.StatusOK, jsonrpc.CodeMethodNotFound)
+}
+
+// TestModernSilentCallSendsHeadersEarly: a 2026-07-28 tools/call whose
+// tool stays silent (no progress) has its response start within the
+// header flush delay under default Options, so a client or proxy with a
+// first-byte timeout (go-sdk #1155 gives the client 5 s) keeps it. The
+// client then drops it, which cancels the tool.
+func TestModernSilentCallSendsHeadersEarly(t *testing.T) {
+	s := newServer(t, nil)
+	h := modernHeaders("tools/call")
+	h.Set("Mcp-Name", "slow")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, "POST", s.url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"text":"silent"},`+meta+`}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header = h
+	resp, err := s.client.Do(req)
+	if err == nil {
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
+			t.Errorf("silent call: %d %s, want 200 text/event-stream", resp.StatusCode, resp.Header.Get("Content-Type"))
+		}
+		resp.Body.Close()
+	}
+	cancel()
+	<-s.engine.cancelled
+	<-s.engine.sendErrs
+	if err != nil {
+		t.Fatalf("a silent 2026-07-28 tools/call sent no response headers within 5 s with default Options: %v", err)
+	}
 }
 
 // wantSSEError checks that resp is an SSE stream with status carrying one
@@ -103,10 +135,10 @@ func wantSSEError(t *testing.T, resp *http.Response, body string, status int, co
 }
 
 // TestModernCallOutlivesServerWriteTimeout: a 2026-07-28 call silent for
-// longer than the server's WriteTimeout still gets its answer (as JSON,
-// its stream never opened), whether the client could take SSE or not:
-// the header flush delay lifts the server's timeout, as opening the stream
-// does.
+// longer than the server's WriteTimeout still gets its answer, whether the
+// client could take SSE (its stream opened at the header flush delay, the
+// answer an event on it) or only JSON (the delay lifts the server's
+// timeout, as opening the stream does).
 func TestModernCallOutlivesServerWriteTimeout(t *testing.T) {
 	for _, tc := range []struct {
 		h2     bool
@@ -138,8 +170,12 @@ func TestModernCallOutlivesServerWriteTimeout(t *testing.T) {
 		hdr.Set("Mcp-Name", "late-ok")
 		hdr.Set("Accept", tc.accept)
 		resp, body := s.do("POST", hdr, slowAnswerCall("late-ok"))
-		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "application/json" || !strings.Contains(body, `"text":"late"`) {
-			t.Fatalf("HTTP/2 %v, Accept %q: %d %s %q, want the result as JSON", h2, tc.accept, resp.StatusCode, resp.Header.Get("Content-Type"), body)
+		want := "text/event-stream"
+		if tc.accept == "application/json" {
+			want = "application/json"
+		}
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != want || !strings.Contains(body, `"text":"late"`) {
+			t.Fatalf("HTTP/2 %v, Accept %q: %d %s %q, want the result as %s", h2, tc.accept, resp.StatusCode, resp.Header.Get("Content-Type"), body, want)
 		}
 	}
 }

@@ -98,19 +98,22 @@ type Options struct {
 	// HeaderFlushDelay is how long a POST may run without sending anything
 	// before the transport opens its SSE stream (status, headers and one
 	// comment), so that clients and proxies with a first-byte timeout see
-	// the response start, and lifts the server's WriteTimeout for it.
+	// the response start, and lifts the server's WriteTimeout for it (a POST
+	// whose client takes only JSON has only the WriteTimeout lifted, and its
+	// answer gets WriteTimeout below). Zero means 1 second, for every era.
 	//
-	// Zero means 1 second for 2025-era POSTs, while a 2026-07-28 POST's
-	// stream is not opened then, only freed of the server's WriteTimeout:
-	// its errors carry HTTP statuses (404 for -32601, 400 for -32020,
-	// -32021, -32022) that an open stream can no longer send, so it opens
-	// with its first message or keep-alive (KeepAlive), and only an error
-	// an engine returns after that much silence goes out as an SSE event
-	// under status 200. A POST whose client takes only JSON is freed of
-	// the server's WriteTimeout at the delay too. Any positive value, one
-	// second included, opens 2026-07-28 streams at that delay as well;
-	// negative means none (a silent stream opens with its first
-	// keep-alive).
+	// An error an engine returns before the stream opens goes out with its
+	// status (at 2026-07-28: 404 for -32601, 400 for -32020, -32021,
+	// -32022); one returned after it is an SSE event under status 200, as
+	// it would be after any message of the call. The transport checks
+	// headers, _meta and versions before the engine runs, and engines find
+	// unknown methods at once, so only an error a handler returns after a
+	// second of silence (-32021, say) is sent that way.
+	//
+	// If the server's own WriteTimeout is no longer than twice the delay,
+	// it is lifted as the call starts instead: on HTTP/2 a WriteTimeout
+	// that fires resets the stream, and cannot be taken back. Negative
+	// means no delay: a silent stream opens with its first keep-alive.
 	HeaderFlushDelay time.Duration
 
 	// WriteTimeout bounds each write on a stream. The server's own
@@ -208,7 +211,6 @@ type config struct {
 	retry            time.Duration
 	keepAlive        time.Duration
 	headerFlushDelay time.Duration
-	modernFlush      bool // 2026-07-28 POSTs open at headerFlushDelay too
 	writeTimeout     time.Duration
 	logger           *slog.Logger
 	legacyEndpoint   string
@@ -233,7 +235,6 @@ func newConfig(o *Options) config {
 		retry:            o.RetryInterval,
 		keepAlive:        orDefault(o.KeepAlive, 15*time.Second),
 		headerFlushDelay: orDefault(o.HeaderFlushDelay, time.Second),
-		modernFlush:      o.HeaderFlushDelay > 0,
 		writeTimeout:     orDefault(o.WriteTimeout, 30*time.Second),
 		logger:           o.Logger,
 		legacyEndpoint:   o.LegacyEndpoint,

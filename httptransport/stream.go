@@ -79,25 +79,44 @@ func (h *Handler) newStream(w http.ResponseWriter, accept acceptance, modern boo
 
 // startTimer arms the early header flush, or the keep-alive on an open
 // stream, unless a timer runs already. A response that cannot open as SSE
-// (the client takes only JSON), or a 2026-07-28 one (see HeaderFlushDelay),
-// only has the server's write timeout lifted at the header flush delay.
-func (s *stream) startTimer() {
+// (the client takes only JSON) only has the server's write timeout lifted
+// at the header flush delay. r is the request the stream answers: when its
+// server's WriteTimeout would pass before the timer fires, or too near it,
+// the timeout is lifted at once (see HeaderFlushDelay).
+func (s *stream) startTimer(r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.timer != nil || s.ended || s.relay != nil {
 		return // a relayed stream (batch member, 2024-11-05 call) has no response of its own
 	}
 	d := s.h.cfg.headerFlushDelay
-	s.liftOnly = !s.accept.sse || (s.modern && !s.h.cfg.modernFlush)
+	s.liftOnly = !s.accept.sse
 	if s.open || d == 0 {
 		if !s.accept.sse {
 			return
 		}
 		d, s.liftOnly = s.h.cfg.keepAlive, false
 	}
-	if d > 0 {
-		s.timer = time.AfterFunc(d, s.tick)
+	if d <= 0 {
+		return
 	}
+	if !s.open && !s.lifted && s.w != nil && liftNow(r, d) {
+		s.liftLocked()
+	}
+	s.timer = time.AfterFunc(d, s.tick)
+}
+
+// liftNow reports whether the WriteTimeout of r's server is no longer than
+// twice d, the delay after which a silent response has it lifted: on
+// HTTP/2 a WriteTimeout that fires resets the stream for good (on
+// HTTP/1.1 a passed deadline can still be moved), so a lift due near it
+// could come too late.
+func liftNow(r *http.Request, d time.Duration) bool {
+	if r == nil {
+		return false
+	}
+	srv, _ := r.Context().Value(http.ServerContextKey).(*http.Server)
+	return srv != nil && srv.WriteTimeout > 0 && srv.WriteTimeout <= 2*d
 }
 
 // tick opens a stream that has stayed silent (or lifts the server's write
@@ -127,9 +146,9 @@ func (s *stream) tick() {
 }
 
 // liftLocked lifts the server's write timeout for a response not open yet,
-// as opening it would (a 2026-07-28 POST's stream opens with its first
-// message, so that its errors keep their statuses, see HeaderFlushDelay; a
-// JSON-only client's never opens). Its answer gets the per-write deadline.
+// as opening it would (a JSON-only client's never opens; one whose
+// server's timeout is short is lifted before it opens, see startTimer).
+// Its answer gets the per-write deadline.
 func (s *stream) liftLocked() {
 	if s.sw == nil {
 		s.sw = sse.NewWriter(s.w)

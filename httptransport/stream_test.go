@@ -15,7 +15,7 @@ func TestFinishedStreamLetsGo(t *testing.T) {
 	h := New(newTestEngine(), nil)
 	for _, open := range []bool{false, true} {
 		st := h.newStream(httptest.NewRecorder(), acceptance{sse: true}, false)
-		st.startTimer()
+		st.startTimer(nil)
 		if open {
 			st.mu.Lock()
 			st.openLocked()

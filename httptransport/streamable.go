@@ -183,7 +183,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
 	defer cancel()
 	call := &Call{Request: m, Version: sess.Version, Session: sess, Header: r.Header, out: st, ctx: ctx, cancel: cancel}
-	st.startTimer()
+	st.startTimer(r)
 	resp, err := h.serveEngine(ctx, call)
 	resp = responseOf(m.ID, resp, err)
 	if resp.Error == nil {
@@ -373,7 +373,7 @@ func (h *Handler) startCall(r *http.Request, ls *liveSession, version string, m 
 		st.relayed = release
 		st.mu.Unlock()
 	}
-	st.startTimer()
+	st.startTimer(r)
 	h.inflight.enterLate()
 	go func() {
 		defer h.inflight.exit()
@@ -415,7 +415,7 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, ls *liveSes
 	batch := h.newStream(w, acceptance{json: !accept.sse, sse: accept.sse}, false)
 	// The header flush and keep-alives of a silent batch, or, for a JSON
 	// answer, the lift of the server's WriteTimeout.
-	batch.startTimer()
+	batch.startTimer(r)
 	var (
 		mu        sync.Mutex
 		collected []json.RawMessage
@@ -534,7 +534,7 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if st.standalone {
-		st.startTimer()
+		st.startTimer(r)
 	}
 	h.hold(w, r, ls, st, detached, release, func() {
 		h.withStore(context.WithoutCancel(r.Context()), func(ctx context.Context) { _ = ls.touch(ctx) })
