@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -150,22 +149,7 @@ func TestModernCallOutlivesServerWriteTimeout(t *testing.T) {
 		{true, "application/json"},
 	} {
 		h2 := tc.h2
-		te := newTestEngine()
-		h := New(slowAnswerEngine{te, 600 * time.Millisecond}, nil)
-		h.cfg.headerFlushDelay = 50 * time.Millisecond
-		srv := httptest.NewUnstartedServer(h)
-		srv.Config.WriteTimeout = 300 * time.Millisecond
-		if h2 {
-			srv.EnableHTTP2 = true
-			srv.StartTLS()
-		} else {
-			srv.Start()
-		}
-		t.Cleanup(func() {
-			_ = h.Shutdown(context.Background())
-			srv.Close()
-		})
-		s := &server{t: t, h: h, engine: te, srv: srv, client: srv.Client(), url: srv.URL + "/mcp"}
+		s := newLiftServer(t, 600*time.Millisecond, 300*time.Millisecond, 50*time.Millisecond, h2)
 		hdr := modernHeaders("tools/call")
 		hdr.Set("Mcp-Name", "late-ok")
 		hdr.Set("Accept", tc.accept)

@@ -118,17 +118,7 @@ func TestWriteTimeoutGetAndPost(t *testing.T) {
 func TestServerWriteTimeoutShorterThanFlushDelay(t *testing.T) {
 	for _, h2 := range []bool{false, true} {
 		for _, modern := range []bool{false, true} {
-			te := newTestEngine()
-			h := New(slowAnswerEngine{te, 600 * time.Millisecond}, nil)
-			srv := httptest.NewUnstartedServer(h)
-			srv.Config.WriteTimeout = 300 * time.Millisecond
-			if h2 {
-				srv.EnableHTTP2 = true
-				srv.StartTLS()
-			} else {
-				srv.Start()
-			}
-			s := &server{t: t, h: h, engine: te, srv: srv, client: srv.Client(), url: srv.URL + "/mcp"}
+			s := newLiftServer(t, 600*time.Millisecond, 300*time.Millisecond, 0, h2)
 			hdr, body := modernHeaders("tools/call"), slowAnswerCall("late-ok")
 			hdr.Set("Mcp-Name", "late-ok")
 			if !modern {
@@ -146,8 +136,6 @@ func TestServerWriteTimeoutShorterThanFlushDelay(t *testing.T) {
 			if err != nil || resp.StatusCode != 200 || !strings.Contains(string(got), `"text":"late"`) {
 				t.Errorf("HTTP/2 %v, 2026-07-28 %v: server WriteTimeout 300 ms, tool silent 600 ms: %v %q", h2, modern, err, got)
 			}
-			_ = h.Shutdown(context.Background())
-			srv.Close()
 		}
 	}
 }

@@ -136,16 +136,23 @@ func TestCaseFoldedMemberNames(t *testing.T) {
 	}
 }
 
-// newLiftServer serves a slowAnswerEngine behind an http.Server whose
-// WriteTimeout is shorter than the engine's delay, with a short header
-// flush delay (as TestModernCallOutlivesServerWriteTimeout).
-func newLiftServer(t *testing.T, delay, writeTimeout time.Duration) *server {
+// newLiftServer serves a slowAnswerEngine answering after delay behind an
+// http.Server whose WriteTimeout is writeTimeout, over HTTP/2 if h2; flush,
+// if set, replaces the default header flush delay.
+func newLiftServer(t *testing.T, delay, writeTimeout, flush time.Duration, h2 bool) *server {
 	te := newTestEngine()
 	h := New(slowAnswerEngine{te, delay}, nil)
-	h.cfg.headerFlushDelay = 50 * time.Millisecond
+	if flush != 0 {
+		h.cfg.headerFlushDelay = flush
+	}
 	srv := httptest.NewUnstartedServer(h)
 	srv.Config.WriteTimeout = writeTimeout
-	srv.Start()
+	if h2 {
+		srv.EnableHTTP2 = true
+		srv.StartTLS()
+	} else {
+		srv.Start()
+	}
 	t.Cleanup(func() {
 		_ = h.Shutdown(context.Background())
 		srv.CloseClientConnections()
@@ -159,7 +166,7 @@ func newLiftServer(t *testing.T, delay, writeTimeout time.Duration) *server {
 // delay), alone or in a 2025-03-26 batch answered as a JSON array (the
 // batch once got no lift and lost its answer).
 func TestJSONBatchOutlivesServerWriteTimeout(t *testing.T) {
-	s := newLiftServer(t, 600*time.Millisecond, 300*time.Millisecond)
+	s := newLiftServer(t, 600*time.Millisecond, 300*time.Millisecond, 50*time.Millisecond, false)
 	sid := s.initialize(Version20250326)
 	call := `{"jsonrpc":"2.0","id":%ID%,"method":"tools/call","params":{"name":"late-ok","arguments":{}}}`
 	post := func(body string) (int, string, error) {
