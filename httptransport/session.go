@@ -117,11 +117,13 @@ func validSessionID(id string) bool {
 }
 
 // MemorySessionStore is the default SessionStore: records in a map, each
-// dropped when its time is up.
+// dropped when its time is up. It implements SessionRelay within the
+// process, so handlers sharing one store in a process relay to each other.
 type MemorySessionStore struct {
 	mu      sync.Mutex
 	records map[string]memoryRecord
 	now     func() time.Time
+	relay   memoryRelay // memrelay.go
 }
 
 type memoryRecord struct {

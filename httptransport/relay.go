@@ -1,0 +1,42 @@
+package httptransport
+
+import "context"
+
+// SessionRelay is an optional interface of a shared SessionStore
+// (Options.Sessions): it carries, between the instances serving one
+// 2025-era session, what a client POSTs about a call in flight to an
+// instance other than the one running the call. That is the client's
+// answer to a server-to-client request (sampling, elicitation, roots) and
+// notifications/cancelled. With it, such a session needs no sticky
+// routing; without it, those messages reach the call only when the client
+// POSTs them to the instance running it.
+//
+// Each session id names one channel. On Redis, say, Publish is PUBLISH on
+// a channel named after the session id, and Subscribe a SUBSCRIBE to that
+// channel whose messages a reader goroutine hands to deliver. An instance
+// subscribes while it serves the session, and receives its own publishes
+// too (they are harmless there). Delivery is best effort and at most once:
+// a message published while no instance listens, or lost on the way, is
+// gone, and the call that waited for it is left to its own timeout or to
+// the end of the session, as when the client never answers. Messages are
+// JSON-RPC messages as the client sent them, after the publishing instance
+// checked that the client owns the session.
+//
+// Implementations must be safe for concurrent use.
+type SessionRelay interface {
+	// Publish sends msg to every current subscriber of sessionID's channel,
+	// on any instance. ctx bounds the call (the transport gives it the
+	// store timeout, 5 seconds); an error is logged and the client's POST
+	// answered as if the message had been delivered. Publish must not
+	// retain msg after it returns.
+	Publish(ctx context.Context, sessionID string, msg []byte) error
+	// Subscribe calls deliver with each message published on sessionID's
+	// channel from now until unsubscribe is called. ctx bounds the
+	// subscribing only, not the subscription's life. deliver must not
+	// block long (it routes the message to a call here, or drops it) and
+	// must not modify msg; it may be called from any goroutine, one message
+	// at a time or concurrently. unsubscribe may be called more than once;
+	// a delivery already under way when it is called may still complete.
+	// A failed Subscribe is logged and the session still served here.
+	Subscribe(ctx context.Context, sessionID string, deliver func(msg []byte)) (unsubscribe func(), err error)
+}
