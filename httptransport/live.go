@@ -47,6 +47,9 @@ type liveSession struct {
 	lastUsed   time.Time
 	touched    time.Time // when the record was last touched in a shared store
 	ended      bool
+	// unsubscribe ends the session's SessionRelay subscription here
+	// (relay.go); nil when it has none.
+	unsubscribe func()
 }
 
 type pendingReply struct {
@@ -167,7 +170,7 @@ func (ls *liveSession) registerRequest(c *Call, engineID jsonrpc.ID) jsonrpc.ID 
 	ls.nextReq++
 	// The instance's tag keeps ids apart between instances serving one
 	// session, whose answers may reach any of them.
-	id := jsonrpc.StringID("mcpmount-" + ls.tag + "-" + strconv.Itoa(ls.nextReq))
+	id := jsonrpc.StringID(serverRequestPrefix + ls.tag + "-" + strconv.Itoa(ls.nextReq))
 	ls.pending[id.Key()] = pendingReply{call: c, id: engineID, client: id}
 	return id
 }
@@ -217,16 +220,24 @@ func (ls *liveSession) cancelledOut(c *Call, msg *jsonrpc.Message) *jsonrpc.Mess
 	return &out
 }
 
-// deliverReply routes a client's answer to the call that asked. It reports
-// false for an answer nobody awaits.
-func (ls *liveSession) deliverReply(msg *jsonrpc.Message) bool {
+// replyOutcome is what became of a client's answer (deliverReply).
+type replyOutcome int
+
+const (
+	replyDelivered  replyOutcome = iota // handed to the call or the engine
+	replyNotPending                     // no request of this copy awaits it
+	replyDropped                        // awaited, but the call's queue of answers is full
+)
+
+// deliverReply routes a client's answer to the call that asked.
+func (ls *liveSession) deliverReply(msg *jsonrpc.Message) replyOutcome {
 	ls.mu.Lock()
 	key := msg.ID.Key()
 	p, ok := ls.pending[key]
 	delete(ls.pending, key)
 	ls.mu.Unlock()
 	if !ok {
-		return false
+		return replyNotPending
 	}
 	reply := *msg
 	reply.ID = p.id
@@ -234,25 +245,27 @@ func (ls *liveSession) deliverReply(msg *jsonrpc.Message) bool {
 		if r, ok := ls.h.engine.(SessionReplier); ok {
 			ls.h.survive("Reply", "", func() { r.Reply(ls.ctx, ls.sess, &reply) })
 		}
-		return true
+		return replyDelivered
 	}
 	select {
 	case p.call.replies <- &reply:
-		return true
+		return replyDelivered
 	default:
-		return false
+		return replyDropped
 	}
 }
 
 // cancelCall cancels the call with the given request id
-// (notifications/cancelled); unknown ids are ignored, as the spec asks.
-func (ls *liveSession) cancelCall(requestID jsonrpc.ID) {
+// (notifications/cancelled); unknown ids are ignored, as the spec asks. It
+// reports whether the id is a call in flight here.
+func (ls *liveSession) cancelCall(requestID jsonrpc.ID) bool {
 	ls.mu.Lock()
 	c := ls.calls[requestID.Key()]
 	ls.mu.Unlock()
 	if c != nil && c.Request.Method != "initialize" {
 		c.cancel()
 	}
+	return c != nil
 }
 
 // inUse reports whether the session has a call in flight or a stream
@@ -301,7 +314,12 @@ func (ls *liveSession) endIf(ctx context.Context, forget bool, cond func() bool)
 	for _, st := range ls.streams {
 		streams = append(streams, st)
 	}
+	unsubscribe := ls.unsubscribe
+	ls.unsubscribe = nil
 	ls.mu.Unlock()
+	if unsubscribe != nil {
+		unsubscribe()
+	}
 	ls.stop()
 	ls.standalone.cut()
 	for _, st := range streams {

@@ -204,7 +204,8 @@ type config struct {
 	anyOrigin        bool
 	allowedHosts     map[string]bool
 	stateless        bool
-	sharedSessions   bool // Options.Sessions set: other instances may share it
+	sharedSessions   bool         // Options.Sessions set: other instances may share it
+	relay            SessionRelay // Options.Sessions, if shared and it implements SessionRelay
 	idleTimeout      time.Duration
 	events           EventStore
 	ownEvents        bool // events is the default in-memory store: this instance's alone
@@ -246,6 +247,9 @@ func newConfig(o *Options) config {
 	}
 	if c.logger == nil {
 		c.logger = slog.Default()
+	}
+	if r, ok := o.Sessions.(SessionRelay); ok {
+		c.relay = r
 	}
 	if len(o.AllowedOrigins) > 0 {
 		c.allowedOrigins = make(map[string]bool)

@@ -11,11 +11,14 @@ import (
 	"time"
 )
 
-// pair starts two instances sharing one SessionStore (and opts' other
-// settings), as behind a load balancer.
+// pair starts two instances sharing one SessionStore (opts.Sessions, or a
+// new MemorySessionStore) and opts' other settings, as behind a load
+// balancer.
 func pair(t *testing.T, opts Options) (a, b *server) {
 	t.Helper()
-	opts.Sessions = NewMemorySessionStore()
+	if opts.Sessions == nil {
+		opts.Sessions = NewMemorySessionStore()
+	}
 	oa, ob := opts, opts
 	return startServer(t, newTestEngine(), &oa, nil, false), startServer(t, newTestEngine(), &ob, nil, false)
 }

@@ -154,6 +154,7 @@ func (h *Handler) adopt(ls *liveSession) (*liveSession, error) {
 	h.live[ls.id] = ls
 	h.mu.Unlock()
 	h.startJanitor()
+	ls.subscribe()
 	if err := h.engine.OpenSession(ls.ctx, ls.sess, ls); err != nil {
 		ls.end(context.WithoutCancel(ls.ctx), false)
 		return nil, err
@@ -267,8 +268,8 @@ func (h *Handler) serveMessages(w http.ResponseWriter, r *http.Request, ls *live
 			}
 			refused = append(refused, errorBody(id, rpcRefusal(req.errs[i]).rpc))
 		case m.IsResponse():
-			if ls != nil {
-				ls.deliverReply(m)
+			if ls != nil && ls.deliverReply(m) == replyNotPending {
+				h.relayReply(r.Context(), ls, m)
 			}
 		case m.IsNotification():
 			h.notify(r.Context(), ls, m)
@@ -294,11 +295,8 @@ func (h *Handler) serveMessages(w http.ResponseWriter, r *http.Request, ls *live
 // notify handles a client notification in a session.
 func (h *Handler) notify(ctx context.Context, ls *liveSession, m *jsonrpc.Message) {
 	if m.Method == "notifications/cancelled" {
-		var p struct {
-			RequestID jsonrpc.ID `json:"requestId"`
-		}
-		if ls != nil && json.Unmarshal(m.Params, &p) == nil && p.RequestID.IsValid() {
-			ls.cancelCall(p.RequestID)
+		if id, ok := cancelledID(m); ok && ls != nil && !ls.cancelCall(id) {
+			h.relayCancel(ctx, ls, m)
 		}
 		return
 	}
