@@ -2,11 +2,13 @@ package httptransport
 
 import (
 	"context"
+	"log/slog"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/mcpmount/mcpmount/internal/testutil"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
@@ -21,6 +23,15 @@ func (s *countingRelayStore) Publish(ctx context.Context, sessionID string, msg 
 	s.published.Add(1)
 	return s.MemorySessionStore.Publish(ctx, sessionID, msg)
 }
+
+// failingRelayStore is a shared store whose relay is down.
+type failingRelayStore struct{ *MemorySessionStore }
+
+func (failingRelayStore) Subscribe(context.Context, string, func([]byte)) (func(), error) {
+	return nil, errStoreDown
+}
+
+func (failingRelayStore) Publish(context.Context, string, []byte) error { return errStoreDown }
 
 // noRelayStore is a shared store that does not implement SessionRelay.
 type noRelayStore struct{ SessionStore }
@@ -104,7 +115,8 @@ func TestRelayCancelElsewhere(t *testing.T) {
 
 // TestRelayStoreWithoutRelay: with a shared store that does not implement
 // SessionRelay, an answer POSTed to the wrong instance is answered 202 and
-// goes nowhere, as before: the request on A still awaits its answer.
+// goes nowhere, as before: the request on A still awaits its answer. A
+// notifications/cancelled POSTed there is answered 202 too.
 func TestRelayStoreWithoutRelay(t *testing.T) {
 	a, b := pair(t, Options{Sessions: noRelayStore{NewMemorySessionStore()}})
 	sid := a.initialize(Version20251125)
@@ -188,5 +200,33 @@ func TestRelayUnsubscribedWhenEnded(t *testing.T) {
 	defer store.relay.mu.Unlock()
 	if len(store.relay.subs) != 0 {
 		t.Errorf("the memory store still holds subscriptions: %v", store.relay.subs)
+	}
+}
+
+// TestRelayDown: an instance whose Subscribe fails logs it and serves
+// the session still; a sampling answer POSTed to that instance reaches its
+// tool. A Publish that fails is logged, and the POST answered 202.
+func TestRelayDown(t *testing.T) {
+	var logs testutil.Buffer
+	a, b := pair(t, Options{Sessions: failingRelayStore{NewMemorySessionStore()}, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	sid := a.initialize(Version20251125)
+	if !strings.Contains(logs.String(), "subscribing to the session's relay failed") || !strings.Contains(logs.String(), errStoreDown.Error()) {
+		t.Errorf("the failed Subscribe was not logged: %q", logs.String())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	r, q := startSample(t, ctx, a, sid)
+	elsewhere := `{"jsonrpc":"2.0","id":"mcpmount-` + liveOf(t, a, sid).tag + `-99","result":{}}`
+	if resp, body := b.do("POST", sessionHeaders(sid, Version20251125), elsewhere); resp.StatusCode != 202 {
+		t.Fatalf("answer to A's form of id POSTed to B: %d %s", resp.StatusCode, body)
+	}
+	if !strings.Contains(logs.String(), "relaying a message to the session's other instances failed") {
+		t.Errorf("the failed Publish was not logged: %q", logs.String())
+	}
+	if resp, body := a.do("POST", sessionHeaders(sid, Version20251125), samplingAnswer(q.ID)); resp.StatusCode != 202 {
+		t.Fatalf("answer POSTed to A: %d %s", resp.StatusCode, body)
+	}
+	if m := r.nextMessage(); m.ID != jsonrpc.Int64ID(5) || !strings.Contains(string(m.Result), "assistant") {
+		t.Errorf("the call on A ended with %s %s %v, want its result holding the answer", m.ID, m.Result, m.Error)
 	}
 }
