@@ -66,6 +66,11 @@ type Options struct {
 	// Retry-After, and a DELETE gets 503 and leaves the session as it was;
 	// a touch or save for a session served here is logged and the request
 	// answered; an initialize gets a -32603 error, a 2024-11-05 GET 500.
+	// A store passed here that also implements SessionRelay carries what
+	// a client POSTs about a call running on another instance (its answer
+	// to a server-to-client request, notifications/cancelled) to that
+	// instance; without it such messages reach the call only on the
+	// instance running it, so route them there (sticky sessions).
 	Sessions SessionStore
 
 	// SessionIdleTimeout ends a session that has had no request and no
