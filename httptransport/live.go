@@ -48,7 +48,7 @@ type liveSession struct {
 	touched    time.Time // when the record was last touched in a shared store
 	ended      bool
 	// unsubscribe ends the session's SessionRelay subscription here
-	// (relay.go); nil when it has none.
+	// (sessionrelay.go); nil when it has none.
 	unsubscribe func()
 }
 

@@ -241,7 +241,8 @@ func requestedVersion(m *jsonrpc.Message) string {
 // serveMessages handles the messages of a 2025-era POST: answers to server
 // requests go to the calls that asked, notifications to the engine (or,
 // for notifications/cancelled, to the call they name), and requests become
-// calls. Without requests the answer is 202 (digest 1.2, P4). A batch
+// calls. An answer or a cancellation for a call on another instance goes
+// there through the store's SessionRelay, if it has one (sessionrelay.go). Without requests the answer is 202 (digest 1.2, P4). A batch
 // (2025-03-26) is answered as JSON-RPC answers batches: one response per
 // request, and an error for each member that is not a valid message (with
 // its id when it has one, else null), as an array or as SSE events.
