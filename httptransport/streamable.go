@@ -242,7 +242,8 @@ func requestedVersion(m *jsonrpc.Message) string {
 // requests go to the calls that asked, notifications to the engine (or,
 // for notifications/cancelled, to the call they name), and requests become
 // calls. An answer or a cancellation for a call on another instance goes
-// there through the store's SessionRelay, if it has one (sessionrelay.go). Without requests the answer is 202 (digest 1.2, P4). A batch
+// there through the store's SessionRelay, if it has one (sessionrelay.go).
+// Without requests the answer is 202 (digest 1.2, P4). A batch
 // (2025-03-26) is answered as JSON-RPC answers batches: one response per
 // request, and an error for each member that is not a valid message (with
 // its id when it has one, else null), as an array or as SSE events.
