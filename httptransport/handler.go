@@ -13,7 +13,7 @@ type Handler struct {
 	engine   Engine
 	cfg      config
 	sessions SessionStore
-	tag      string // prefixes this instance's stream ids, unique in a shared EventStore
+	tag      string // prefixes this instance's session and stream ids, unique in a shared store
 
 	// ctx lives as long as the handler; sessions and calls that outlive
 	// their HTTP request derive from it, so Shutdown can end them.
@@ -38,7 +38,8 @@ type Handler struct {
 
 	watched sync.Map // *http.Server -> *serverWatch (serverwatch.go)
 
-	noFlush sync.Once // logs that held streams are refused (flush.go)
+	noFlush       sync.Once    // logs that held streams are refused (flush.go)
+	foreignWarned atomic.Int64 // when another instance's session was last logged (foreign.go)
 }
 
 // New returns a Handler serving engine with the given options; nil opts

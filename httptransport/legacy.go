@@ -40,7 +40,7 @@ func (h *Handler) serveLegacyGet(w http.ResponseWriter, r *http.Request) {
 		refuseOverQuota(w, errTooManyStreams)
 		return
 	}
-	sess := &Session{ID: newSessionID(), Version: Version20241105, Legacy: true}
+	sess := &Session{ID: h.mintSessionID(), Version: Version20241105, Legacy: true}
 	var err error
 	h.withStore(r.Context(), func(ctx context.Context) {
 		// Kept as any record is (nothing reads a 2024-11-05 one back): it
@@ -114,6 +114,9 @@ func (h *Handler) serveLegacyPost(w http.ResponseWriter, r *http.Request) {
 	ls := h.live[sid]
 	h.mu.Unlock()
 	if ls == nil || !ls.sess.Legacy || ls.owner != owner {
+		if ls == nil {
+			h.noteForeignSession(sid)
+		}
 		writeRefusal(w, noID, errSessionNotFound)
 		return
 	}

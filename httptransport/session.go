@@ -100,7 +100,8 @@ type SessionStore interface {
 }
 
 // newSessionID returns a cryptographically random id of visible ASCII
-// (digest 1.8): 26 base32 characters, 130 bits.
+// (digest 1.8): 26 base32 characters, 130 bits. Sessions get it behind
+// their instance's tag (mintSessionID).
 func newSessionID() string { return rand.Text() }
 
 // validSessionID reports whether id holds only visible ASCII (0x21-0x7E).

@@ -123,6 +123,9 @@ func (h *Handler) lookup(r *http.Request, sid string) (*liveSession, *httpError)
 	h.withStore(r.Context(), func(ctx context.Context) { rec, err = h.sessions.Get(ctx, sid) })
 	switch {
 	case errors.Is(err, ErrNoSession):
+		if !h.cfg.sharedSessions {
+			h.noteForeignSession(sid)
+		}
 		return nil, errSessionNotFound
 	case err != nil:
 		// The store failed, not the session: a 404 would make the client
@@ -175,7 +178,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 		refuseOverQuota(w, errTooManySessions)
 		return
 	}
-	sess := &Session{ID: newSessionID(), Version: requestedVersion(m)}
+	sess := &Session{ID: h.mintSessionID(), Version: requestedVersion(m)}
 	ls := h.newLiveSession(sess, owner)
 	ls.release = h.sessionQ.place(owner)
 	st := h.newStream(w, accept, false)
