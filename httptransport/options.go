@@ -115,10 +115,16 @@ type Options struct {
 	// unknown methods at once, so only an error a handler returns after a
 	// second of silence (-32021, say) is sent that way.
 	//
-	// If the server's own WriteTimeout is no longer than twice the delay,
-	// it is lifted as the call starts instead: on HTTP/2 a WriteTimeout
-	// that fires resets the stream, and cannot be taken back. Negative
-	// means no delay: a silent stream opens with its first keep-alive.
+	// If the server's own WriteTimeout is no longer than twice the wait
+	// before that lift, it is lifted as the call starts instead: on HTTP/2
+	// a WriteTimeout that fires resets the stream, and cannot be taken
+	// back. A lifted answer is written whole under the per-write deadline
+	// (WriteTimeout below).
+	//
+	// Negative means none: a silent stream opens, and has the server's
+	// WriteTimeout lifted, with its first keep-alive (KeepAlive, which is
+	// then the wait above), and a POST whose client takes only JSON keeps
+	// the server's WriteTimeout.
 	HeaderFlushDelay time.Duration
 
 	// WriteTimeout bounds each write on a stream. The server's own

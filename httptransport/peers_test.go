@@ -5,7 +5,9 @@ package httptransport
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -136,6 +138,56 @@ func TestServerWriteTimeoutShorterThanFlushDelay(t *testing.T) {
 			if err != nil || resp.StatusCode != 200 || !strings.Contains(string(got), `"text":"late"`) {
 				t.Errorf("HTTP/2 %v, 2026-07-28 %v: server WriteTimeout 300 ms, tool silent 600 ms: %v %q", h2, modern, err, got)
 			}
+		}
+	}
+}
+
+// TestStalledReaderOfLiftedAnswers: with the server's WriteTimeout lifted
+// as calls start (it is no longer than twice the header flush delay), a
+// client that pipelines fast calls on one connection and never reads is
+// still cut off: each JSON answer goes out whole under the per-write
+// deadline (WriteTimeout), instead of being left to net/http after the
+// handler returns, with no deadline in force.
+func TestStalledReaderOfLiftedAnswers(t *testing.T) {
+	h := New(newTestEngine(), &Options{WriteTimeout: 300 * time.Millisecond})
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config.WriteTimeout = time.Second
+	closed := make(chan string, 64)
+	srv.Config.ConnState = func(c net.Conn, st http.ConnState) {
+		if st == http.StateClosed {
+			closed <- c.RemoteAddr().String()
+		}
+	}
+	srv.Start()
+	t.Cleanup(func() {
+		_ = h.Shutdown(context.Background())
+		srv.Close()
+	})
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.(*net.TCPConn).SetReadBuffer(4096)
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + strings.Repeat("x", 1200) + `"},` + meta + `}}`
+	req := fmt.Sprintf("POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"+
+		"Mcp-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: echo\r\nContent-Length: %d\r\n\r\n%s", srv.Listener.Addr(), len(body), body)
+	go func() {
+		for range 20000 { // far more than the socket buffers hold
+			if _, err := conn.Write([]byte(req)); err != nil {
+				return
+			}
+		}
+	}()
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case addr := <-closed:
+			if addr == conn.LocalAddr().String() {
+				return
+			}
+		case <-timeout:
+			t.Fatal("10 s after a client stopped reading its answers, the server still holds its connection (per-write deadline 300 ms, server WriteTimeout 1 s)")
 		}
 	}
 }

@@ -365,17 +365,25 @@ func (s *stream) finishJSON(body []byte) {
 	}
 }
 
-// writeJSONLocked writes a JSON answer on the attached response, under the
-// per-write deadline if the server's write timeout was lifted for it.
+// writeJSONLocked writes a JSON answer on the attached response. If the
+// server's write timeout was lifted for it, the per-write deadline bounds
+// it instead, and the answer is flushed whole under that deadline, with its
+// length, so that nothing is left for net/http to write once the handler
+// returns, when neither deadline would be in force (a client that stopped
+// reading would hold the connection's goroutine for good).
 func (s *stream) writeJSONLocked(status int, body []byte) {
 	if s.header != nil {
 		s.header(s.w.Header())
 	}
-	if s.lifted && s.h.cfg.writeTimeout > 0 {
-		_ = s.sw.SetWriteDeadline(time.Now().Add(s.h.cfg.writeTimeout))
-		defer s.sw.SetWriteDeadline(time.Time{})
+	if !s.lifted || s.h.cfg.writeTimeout <= 0 {
+		writeJSON(s.w, status, body)
+		return
 	}
+	s.w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	_ = s.sw.SetWriteDeadline(time.Now().Add(s.h.cfg.writeTimeout))
 	writeJSON(s.w, status, body)
+	_ = s.sw.Flush()
+	_ = s.sw.SetWriteDeadline(time.Time{})
 }
 
 // cut ends the stream without a response: the call was cancelled or the
