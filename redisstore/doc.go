@@ -1,0 +1,28 @@
+// Package redisstore keeps mcpmount's 2025-era sessions in Redis, so that
+// instances behind a plain load balancer serve one another's sessions. Its
+// Store is an httptransport.SessionStore (the session records), an
+// httptransport.SessionRelay (a client's answer to a server-to-client
+// request, or its notifications/cancelled, reaches the instance running
+// the call, over Redis PUBLISH and SUBSCRIBE) and an
+// httptransport.EventStore (a client resumes a dropped stream on any
+// instance).
+//
+// Every instance builds its own Store on its own client and passes it as
+// both Options.Sessions and Options.Events:
+//
+//	client := redis.NewClient(&redis.Options{Addr: "redis:6379"})
+//	store := redisstore.New(client, nil)
+//	h := httptransport.New(engine, &httptransport.Options{
+//		Sessions: store,
+//		Events:   store,
+//	})
+//	// ... serve h; at shutdown, after h.Shutdown:
+//	_ = store.Close()
+//	_ = client.Close()
+//
+// Session records expire as the transport asks (SessionIdleTimeout after
+// the last activity anywhere); events are bounded per session
+// (Options.MaxBytesPerSession) and expire Options.EventTTL after their
+// session's last event, so an instance that crashes leaves nothing behind
+// for good.
+package redisstore
