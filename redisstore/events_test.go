@@ -80,7 +80,9 @@ func TestEventsLikeMemory(t *testing.T) {
 	max := 3 * each
 	s, _ := newStore(t, &redisstore.Options{MaxBytesPerSession: max})
 	mem := httptransport.NewMemoryEventStore(&httptransport.MemoryEventStoreOptions{MaxBytesPerSession: max})
-	a := func(stream string, index int, d string) eventOp { return eventOp{stream: stream, index: index, data: d} }
+	a := func(stream string, index int, d string) eventOp {
+		return eventOp{stream: stream, index: index, data: d}
+	}
 	after := func(stream string, index int) eventOp { return eventOp{after: true, stream: stream, index: index} }
 	script := []eventOp{
 		after("A", 0), // unknown session
