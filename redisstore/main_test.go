@@ -112,6 +112,7 @@ func newClient(t *testing.T) *redis.Client {
 // test's own unless opts names one; both are closed at the test's end.
 func newStore(t *testing.T, opts *redisstore.Options) (*redisstore.Store, *redis.Client) {
 	t.Helper()
+	t.Cleanup(func() { dropKeys(t) }) // last, so that -count=N runs start clean
 	c := newClient(t)
 	o := redisstore.Options{}
 	if opts != nil {
@@ -127,6 +128,21 @@ func newStore(t *testing.T, opts *redisstore.Options) (*redisstore.Store, *redis
 		}
 	}) // before the client's (cleanups run last first)
 	return s, c
+}
+
+// dropKeys deletes the test's keys, through a client of its own (the
+// test's may be closed).
+func dropKeys(t *testing.T) {
+	c := redis.NewClient(&redis.Options{Addr: redisAddr})
+	defer c.Close()
+	ctx := context.Background()
+	ks, err := c.Keys(ctx, testPrefix(t)+"*").Result()
+	if err == nil && len(ks) > 0 {
+		err = c.Del(ctx, ks...).Err()
+	}
+	if err != nil {
+		t.Errorf("deleting the test's keys: %v", err)
+	}
 }
 
 func testPrefix(t *testing.T) string { return "test:" + t.Name() + ":" }
