@@ -138,6 +138,12 @@ func (r *relay) remove(ch string, cs *channelSubs, sub *subscriber) {
 		return
 	}
 	delete(r.chans, ch)
+	// Its confirmation, if still to come, is let go: a confirmation that
+	// finds no waiter is ignored, and one that comes for a later first
+	// subscriber's SUBSCRIBE only lets that Subscribe return a round trip
+	// early. Kept, the waiter of a confirmation lost with a connection
+	// would stay for good.
+	delete(r.waiting, ch)
 	if !r.closed {
 		// Under the lock, so that a SUBSCRIBE for a new first subscriber
 		// goes out after it.

@@ -33,7 +33,7 @@ type Options struct {
 	// (and never called SessionClosed) do not stay in Redis. Keep it at
 	// least the handlers' SessionIdleTimeout, or a client resuming a
 	// stream that was quiet that long finds its events gone. Zero means
-	// one hour; there is no "never".
+	// one hour; there is no "never". Redis counts it in milliseconds.
 	EventTTL time.Duration
 }
 
@@ -96,6 +96,7 @@ func New(client redis.UniversalClient, opts *Options) *Store {
 	if s.eventTTL <= 0 {
 		s.eventTTL = time.Hour
 	}
+	s.eventTTL = max(s.eventTTL, time.Millisecond) // Redis counts in milliseconds
 	s.relay.init()
 	return s
 }
