@@ -86,7 +86,10 @@ type Engine interface {
 // SessionReplier is implemented by engines that send requests through a
 // session's Sender, outside any call (roots/list from an initialized
 // handler, say): the client's answers to them arrive at Reply, with the ids
-// the engine gave the requests. Without it such answers are dropped.
+// the engine gave the requests. Without it such answers are dropped. Reply
+// runs on the goroutine that received the answer, the client's POST or a
+// shared store's relay delivering it from another instance (SessionRelay),
+// which delivers nothing else meanwhile: it must not block long.
 type SessionReplier interface {
 	Reply(ctx context.Context, sess *Session, msg *jsonrpc.Message)
 }

@@ -21,7 +21,7 @@ func (h *Handler) mintSessionID() string { return h.tag + newSessionID() }
 // mintSessionID makes, with another instance's tag (or an earlier run's).
 func (h *Handler) mintedElsewhere(sid string) bool {
 	n := len(h.tag)
-	return len(sid) == n+len(newSessionID()) && sid[:n] != h.tag && isTagText(sid)
+	return len(sid) == n+randomIDLen && sid[:n] != h.tag && isTagText(sid)
 }
 
 // noteForeignSession logs, once a minute at most, that a request named a
@@ -33,7 +33,7 @@ func (h *Handler) noteForeignSession(sid string) {
 	if !h.mintedElsewhere(sid) {
 		return
 	}
-	now := time.Now().UnixNano()
+	now := int64(time.Since(h.created)) // monotonic: a clock stepped back does not silence it
 	last := h.foreignWarned.Load()
 	if last != 0 && now-last < int64(foreignWarnEvery) || !h.foreignWarned.CompareAndSwap(last, now) {
 		return

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Handler is the MCP endpoint: an http.Handler serving every protocol era
@@ -39,7 +40,8 @@ type Handler struct {
 	watched sync.Map // *http.Server -> *serverWatch (serverwatch.go)
 
 	noFlush       sync.Once    // logs that held streams are refused (flush.go)
-	foreignWarned atomic.Int64 // when another instance's session was last logged (foreign.go)
+	foreignWarned atomic.Int64 // when another instance's session was last logged, since created (foreign.go)
+	created       time.Time
 }
 
 // New returns a Handler serving engine with the given options; nil opts
@@ -53,6 +55,7 @@ func New(engine Engine, opts *Options) *Handler {
 		listens:   make(map[*stream]*Call),
 		parked:    make(map[*stream]*parkedConn),
 		tag:       newSessionID()[:6],
+		created:   time.Now(),
 	}
 	if opts != nil {
 		h.calls, h.streams = newQuota(opts.MaxCallsPerPrincipal), newQuota(opts.MaxStreamsPerPrincipal)

@@ -2,6 +2,7 @@ package httptransport
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"slices"
@@ -60,6 +61,10 @@ func (h *Handler) serveLegacyGet(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		h.withStore(context.WithoutCancel(r.Context()), func(ctx context.Context) { _ = h.sessions.Delete(ctx, sess.ID) })
 		h.streams.give(owner, 1)
+		if errors.Is(err, errClosing) {
+			writeRefusal(w, noID, errShuttingDown)
+			return
+		}
 		writeRefusal(w, noID, refusal(http.StatusInternalServerError, jsonrpc.CodeInternalError, "could not open the session"))
 		return
 	}

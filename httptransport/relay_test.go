@@ -3,6 +3,7 @@ package httptransport
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -13,14 +14,16 @@ import (
 )
 
 // countingRelayStore is a shared MemorySessionStore that counts what it is
-// asked to publish.
+// asked to publish, and keeps the last message.
 type countingRelayStore struct {
 	*MemorySessionStore
 	published atomic.Int32
+	last      atomic.Value // string
 }
 
 func (s *countingRelayStore) Publish(ctx context.Context, sessionID string, msg []byte) error {
 	s.published.Add(1)
+	s.last.Store(string(msg))
 	return s.MemorySessionStore.Publish(ctx, sessionID, msg)
 }
 
@@ -96,13 +99,15 @@ func TestRelayAnswerElsewhere(t *testing.T) {
 // TestRelayCancelElsewhere: notifications/cancelled POSTed to B cancels
 // the call it names, running on A.
 func TestRelayCancelElsewhere(t *testing.T) {
-	a, b := pair(t, Options{HeaderFlushDelay: 20 * time.Millisecond})
+	store := &countingRelayStore{MemorySessionStore: NewMemorySessionStore()}
+	a, b := pair(t, Options{HeaderFlushDelay: 20 * time.Millisecond, Sessions: store})
 	sid := a.initialize(Version20251125)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	a.open(ctx, "POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow","arguments":{"text":"x"}}}`)
 	<-a.engine.started
-	if resp, body := b.do("POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`); resp.StatusCode != 202 {
+	cancelled := `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"` + strings.Repeat("x", 4096) + `"}}`
+	if resp, body := b.do("POST", sessionHeaders(sid, Version20251125), cancelled); resp.StatusCode != 202 {
 		t.Fatalf("cancellation POSTed to B: %d %s", resp.StatusCode, body)
 	}
 	select {
@@ -110,6 +115,10 @@ func TestRelayCancelElsewhere(t *testing.T) {
 		<-a.engine.sendErrs
 	case <-time.After(3 * time.Second):
 		t.Fatal("the call on A was not cancelled by notifications/cancelled POSTed to B (3 s)")
+	}
+	// Only the request id travels, whatever else the client sent.
+	if got, want := store.last.Load(), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`; got != want {
+		t.Errorf("published %.200v, want %s", got, want)
 	}
 }
 
@@ -228,5 +237,45 @@ func TestRelayDown(t *testing.T) {
 	}
 	if m := r.nextMessage(); m.ID != jsonrpc.Int64ID(5) || !strings.Contains(string(m.Result), "assistant") {
 		t.Errorf("the call on A ended with %s %s %v, want its result holding the answer", m.ID, m.Result, m.Error)
+	}
+}
+
+// TestShutdownAdoptsNoSession: a request that was reading a session from
+// the shared store when Shutdown began is answered 503, and the instance
+// leaves neither a live session nor a relay subscription behind (it had
+// adopted the session after Shutdown listed those to end).
+func TestShutdownAdoptsNoSession(t *testing.T) {
+	mem := NewMemorySessionStore()
+	store := &gatedGetStore{MemorySessionStore: mem, entered: make(chan struct{}, 1), release: make(chan struct{})}
+	a, b := pair(t, Options{Sessions: store})
+	sid := a.initialize(Version20251125)
+	store.arm.Store(true)
+	status := make(chan int, 1)
+	go func() {
+		resp, _ := b.do("POST", sessionHeaders(sid, Version20251125), listTools)
+		status <- resp.StatusCode
+	}()
+	<-store.entered
+	shut := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		shut <- b.h.Shutdown(ctx)
+	}()
+	for !b.h.closing.Load() {
+		time.Sleep(time.Millisecond)
+	}
+	close(store.release)
+	if got := <-status; got != http.StatusServiceUnavailable {
+		t.Errorf("a request in flight as Shutdown began: %d, want 503", got)
+	}
+	if err := <-shut; err != nil {
+		t.Fatal(err)
+	}
+	b.h.mu.Lock()
+	left := len(b.h.live)
+	b.h.mu.Unlock()
+	if n := mem.subscribers(sid); n != 1 || left != 0 {
+		t.Errorf("after B's Shutdown: %d subscribers on the session's channel (want A's only), %d sessions live on B", n, left)
 	}
 }

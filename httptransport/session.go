@@ -104,6 +104,9 @@ type SessionStore interface {
 // their instance's tag (mintSessionID).
 func newSessionID() string { return rand.Text() }
 
+// randomIDLen is the length of newSessionID's ids.
+const randomIDLen = 26
+
 // validSessionID reports whether id holds only visible ASCII (0x21-0x7E).
 func validSessionID(id string) bool {
 	if id == "" || len(id) > 256 {

@@ -78,20 +78,24 @@ func (ls *liveSession) received(data []byte) {
 
 // relayReply publishes a client's answer that no request of this copy of
 // the session awaits, if its id is one another copy minted: the call that
-// asked may run on another instance. Other ids are not published, so a
-// client cannot make the instance publish what it likes.
+// asked may run on another instance. Other ids are not published: what a
+// client can make the instance publish is answers of that form, on its own
+// session's channel, each at most a body's size (MaxBodyBytes).
 func (h *Handler) relayReply(ctx context.Context, ls *liveSession, m *jsonrpc.Message) {
 	if ls.relay() != nil && ls.mintedElsewhere(m.ID) {
 		h.publish(ctx, ls, m)
 	}
 }
 
-// relayCancel publishes a notifications/cancelled whose request is not in
-// flight here: it may be on another instance.
-func (h *Handler) relayCancel(ctx context.Context, ls *liveSession, m *jsonrpc.Message) {
-	if ls.relay() != nil {
-		h.publish(ctx, ls, m)
+// relayCancel publishes a notifications/cancelled for requestID, which is
+// not in flight here: it may be on another instance. Only the id goes, not
+// whatever else the client put in the notification.
+func (h *Handler) relayCancel(ctx context.Context, ls *liveSession, requestID jsonrpc.ID) {
+	if ls.relay() == nil {
+		return
 	}
+	params := json.RawMessage(`{"requestId":` + requestID.Raw() + `}`)
+	h.publish(ctx, ls, jsonrpc.NewNotification("notifications/cancelled", params))
 }
 
 // publish sends m on the session's relay channel; a failure is logged, the

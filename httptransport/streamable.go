@@ -137,6 +137,9 @@ func (h *Handler) lookup(r *http.Request, sid string) (*liveSession, *httpError)
 	}
 	sess := &Session{ID: rec.ID, Version: rec.Version, Legacy: rec.Legacy, state: rec.State}
 	ls, err = h.adopt(h.newLiveSession(sess, owner))
+	if errors.Is(err, errClosing) {
+		return nil, errShuttingDown
+	}
 	if err != nil {
 		h.cfg.logger.Warn("mcp: opening the session on the engine failed", "session", sid, "error", err)
 		return nil, errSessionUnavailable
@@ -145,14 +148,25 @@ func (h *Handler) lookup(r *http.Request, sid string) (*liveSession, *httpError)
 	return ls, nil
 }
 
+// errClosing refuses to start serving a session once Shutdown has begun.
+var errClosing = errors.New("httptransport: shutting down")
+
 // adopt registers a live session and opens it on the engine. If another
-// request adopted the same session first, that one wins.
+// request adopted the same session first, that one wins. Once Shutdown
+// has begun no session is adopted (errClosing): Shutdown ends the sessions
+// it listed under h.mu after setting closing, and one adopted later, by a
+// request already in flight, would outlive it with its relay subscription.
 func (h *Handler) adopt(ls *liveSession) (*liveSession, error) {
 	h.mu.Lock()
 	if cur := h.live[ls.id]; cur != nil {
 		h.mu.Unlock()
 		ls.stop()
 		return cur, nil
+	}
+	if h.closing.Load() {
+		h.mu.Unlock()
+		ls.end(context.WithoutCancel(ls.ctx), false)
+		return nil, errClosing
 	}
 	h.live[ls.id] = ls
 	h.mu.Unlock()
@@ -201,7 +215,9 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 			h.cfg.logger.Error("mcp: storing new session failed", "error", err)
 			resp = jsonrpc.NewError(m.ID, jsonrpc.Errorf(jsonrpc.CodeInternalError, "could not store the session"))
 		} else if _, err := h.adopt(ls); err != nil {
-			h.cfg.logger.Error("mcp: engine refused the session", "error", err)
+			if !errors.Is(err, errClosing) {
+				h.cfg.logger.Error("mcp: engine refused the session", "error", err)
+			}
 			resp = jsonrpc.NewError(m.ID, jsonrpc.Errorf(jsonrpc.CodeInternalError, "could not open the session"))
 		}
 	}
@@ -301,7 +317,7 @@ func (h *Handler) serveMessages(w http.ResponseWriter, r *http.Request, ls *live
 func (h *Handler) notify(ctx context.Context, ls *liveSession, m *jsonrpc.Message) {
 	if m.Method == "notifications/cancelled" {
 		if id, ok := cancelledID(m); ok && ls != nil && !ls.cancelCall(id) {
-			h.relayCancel(ctx, ls, m)
+			h.relayCancel(ctx, ls, id)
 		}
 		return
 	}
