@@ -22,7 +22,8 @@
 //
 // Session records expire as the transport asks (SessionIdleTimeout after
 // the last activity anywhere); events are bounded per session
-// (Options.MaxBytesPerSession) and expire Options.EventTTL after their
-// session's last event, so an instance that crashes leaves nothing behind
+// (Options.MaxBytesPerSession), and each stream's expire Options.EventTTL
+// after its last event (the session's bookkeeping after the last event of
+// any of its streams), so an instance that crashes leaves nothing behind
 // for good.
 package redisstore

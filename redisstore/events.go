@@ -100,6 +100,11 @@ func (s *Store) Append(ctx context.Context, session, stream string, index int, d
 	if stream == "" {
 		return errors.New("redisstore: empty stream id")
 	}
+	if index < 1 {
+		// The script's bookkeeping reads indexes as digits only: a
+		// negative one would fail it halfway, with some of its writes done.
+		return fmt.Errorf("redisstore: event index %d of stream %s: indexes count from 1", index, stream)
+	}
 	key := s.eventsKey(session)
 	err := appendScript.Run(ctx, s.client, []string{key, key + "#", key + ":" + stream},
 		stream, index, data, s.maxBytes, eventOverhead, key+":", s.eventTTL.Milliseconds()).Err()

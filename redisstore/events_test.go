@@ -171,6 +171,31 @@ func TestEventsBound(t *testing.T) {
 	}
 }
 
+// TestAppendRefusesIndexBelowOne: indexes count from 1; Append refuses 0
+// and negative ones before its script runs. A negative index starting a
+// stream was once stored, and its entry in the session's order failed the
+// eviction that reached it, halfway, on every later Append.
+func TestAppendRefusesIndexBelowOne(t *testing.T) {
+	ctx := ctx5(t)
+	s, _ := newStore(t, &redisstore.Options{MaxBytesPerSession: 3 + 128}) // one event of 3 bytes
+	if err := s.Append(ctx, "s", "st", 1, []byte("one")); err != nil {
+		t.Fatal(err)
+	}
+	for _, index := range []int{0, -1} {
+		if err := s.Append(ctx, "s", fmt.Sprint("new", index), index, []byte("bad")); err == nil {
+			t.Errorf("Append starting a stream at index %d: no error", index)
+		}
+	}
+	for i, stream := range []string{"a", "b"} { // each evicts the event before it
+		if err := s.Append(ctx, "s", stream, 1, []byte("ok"+stream)); err != nil {
+			t.Fatalf("append %d after the refused ones: %v", i, err)
+		}
+	}
+	if got, err := s.After(ctx, "s", "b", 0); err != nil || len(got) != 1 || string(got[0]) != "okb" {
+		t.Errorf("After(b, 0) = %q, %v", got, err)
+	}
+}
+
 // TestEventsExpire: every key of a session's events expires EventTTL
 // after its last Append, and then After is ErrEventsGone.
 func TestEventsExpire(t *testing.T) {

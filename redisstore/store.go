@@ -113,7 +113,8 @@ func (s *Store) channel(sessionID string) string { return s.prefix + "relay:" + 
 // eventsKey is the key of a session's stream bookkeeping; the keys of its
 // order and of its streams begin with it. The length of the id before it
 // keeps the keys of any two sessions apart whatever their ids hold, and
-// the braces put them in one Redis Cluster hash slot.
+// the braces put them in one Redis Cluster hash slot, as long as the id
+// holds no '}' (the transport mints base32 ids).
 func (s *Store) eventsKey(session string) string {
 	return s.prefix + "events:" + strconv.Itoa(len(session)) + ":{" + session + "}"
 }
