@@ -15,40 +15,79 @@ import (
 // errClosed is returned by Subscribe after Close.
 var errClosed = errors.New("redisstore: store closed")
 
-// pingEvery is how long the relay's connection may stay silent before the
-// reader pings Redis, so that a connection that died quietly fails a
-// write and go-redis replaces it.
-const pingEvery = 30 * time.Second
+// defaultPingEvery is how long the relay's connection may stay silent
+// before its reader pings Redis, so that a connection that died quietly
+// fails a write.
+const defaultPingEvery = 30 * time.Second
 
 // relay is the Store's SessionRelay: one Redis connection (a PubSub)
 // subscribed to the channels of the sessions some local subscriber
-// follows, and one goroutine reading it and handing each message to the
-// channel's local subscribers.
+// follows, and two goroutines. The owner is the only one to open and close
+// the PubSub and to send SUBSCRIBE and UNSUBSCRIBE, one batch at a time,
+// for the channels whose wanted state changed. The reader reads the
+// PubSub, hands each message to the channel's local subscribers, counts
+// SUBSCRIBE confirmations, and has the owner replace the PubSub when its
+// connection fails. Subscribe and unsubscribe only change
+// state under mu and wake the owner: nothing waits on Redis with mu held,
+// and the PubSub's own lock (held by go-redis while it connects) is taken
+// by the owner and the reader only.
 type relay struct {
+	pingEvery time.Duration
+
 	mu      sync.Mutex
-	ps      *redis.PubSub             // nil until the first Subscribe
-	chans   map[string]*channelSubs   // by channel name
-	waiting map[string][]*channelSubs // SUBSCRIBEs sent and not yet confirmed, in order
+	client  redis.UniversalClient
+	chans   map[string]*channelState // by channel name
+	dirty   map[string]struct{}      // channels for the owner to look at
+	lastGen uint64                   // the last generation handed out
+	epoch   uint64                   // the current PubSub's; a new one each time it is replaced
+	started bool                     // the owner runs
 	closed  bool
-	stop    context.CancelFunc // ends the reader's waits
-	ctx     context.Context
-	done    chan struct{} // closed when the reader returns
+	closeEr error // the owner's closing of the PubSub, read after done
+
+	wake chan struct{} // capacity 1: the owner has something to do
+	ctx  context.Context
+	stop context.CancelFunc // at Close: ends the owner, the reader and Subscribe's waits
+	done chan struct{}      // closed when the owner returns, after the readers
 }
 
-// channelSubs are the local subscribers of one channel.
-type channelSubs struct {
-	subs  map[*subscriber]struct{}
-	ready chan struct{} // closed once Redis confirmed the SUBSCRIBE
+// channelState is one channel's local subscribers and what the owner did
+// about it on the current PubSub.
+//
+// Generations tell which SUBSCRIBE a Subscribe may return on. A
+// subscriber that arrives while no SUBSCRIBE is in effect (none sent, or
+// an UNSUBSCRIBE sent after it) takes a new generation, higher than any
+// before; the owner's next SUBSCRIBE covers the latest one, and its
+// confirmation releases the subscribers of the generations up to it. A
+// subscriber that arrives while a SUBSCRIBE is in effect takes that
+// SUBSCRIBE's generation, and returns at once if it is confirmed.
+// Confirmations come in the order the SUBSCRIBEs went out, so the oldest
+// pending generation is the one a confirmation is for: a late
+// confirmation of an earlier SUBSCRIBE of the channel (whose subscriber
+// left before it came) releases no later subscriber.
+type channelState struct {
+	subs      map[*subscriber]struct{}
+	gen       uint64   // what the next SUBSCRIBE covers
+	sent      uint64   // what the SUBSCRIBE in effect covers; 0 when none is
+	confirmed uint64   // the highest generation confirmed on the current PubSub
+	pending   []uint64 // the generations of the SUBSCRIBEs sent and not yet confirmed, oldest first
 }
 
 type subscriber struct {
 	deliver func(msg []byte)
 	gone    atomic.Bool // unsubscribed: deliver no more
+
+	// Under relay.mu.
+	gen      uint64
+	released bool
+	err      error         // why its SUBSCRIBE failed, set before ready is closed
+	ready    chan struct{} // closed when released
 }
 
 func (r *relay) init() {
-	r.chans = make(map[string]*channelSubs)
-	r.waiting = make(map[string][]*channelSubs)
+	r.pingEvery = defaultPingEvery
+	r.chans = make(map[string]*channelState)
+	r.dirty = make(map[string]struct{})
+	r.wake = make(chan struct{}, 1)
 	r.ctx, r.stop = context.WithCancel(context.Background())
 	r.done = make(chan struct{})
 }
@@ -64,101 +103,281 @@ func (s *Store) Publish(ctx context.Context, sessionID string, msg []byte) error
 
 // Subscribe implements httptransport.SessionRelay. The store's one relay
 // connection SUBSCRIBEs to the session's channel when its first local
-// subscriber arrives, and Subscribe returns once Redis confirmed it (or
-// another local subscriber's); the channel is UNSUBSCRIBEd when its last
-// local subscriber leaves. deliver is called from the store's reader
-// goroutine, one message at a time, with a copy of the message that all
-// of the channel's local subscribers share. A message published while the
-// relay connection is down (go-redis connects again and subscribes again
-// to every channel) is lost.
+// subscriber arrives, and UNSUBSCRIBEs when its last leaves. Subscribe
+// returns once Redis confirmed a SUBSCRIBE of the channel sent after this
+// subscriber arrived, or one already in effect then; it returns earlier
+// with an error if ctx ends, if the store is closed, or if the SUBSCRIBE
+// could not be sent (Redis unreachable). It never waits on Redis itself:
+// a connection that hangs delays no Subscribe past its ctx, and
+// unsubscribe never waits at all.
+//
+// deliver is called from the store's reader goroutine, one message at a
+// time, with a copy of the message that all of the channel's local
+// subscribers share. When the relay connection fails, the store replaces
+// it with a new connection subscribed to every channel that has local
+// subscribers; a message published in between is lost.
 func (s *Store) Subscribe(ctx context.Context, sessionID string, deliver func(msg []byte)) (func(), error) {
 	r := &s.relay
 	ch := s.channel(sessionID)
-	sub := &subscriber{deliver: deliver}
+	sub := &subscriber{deliver: deliver, ready: make(chan struct{})}
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
 		return nil, errClosed
 	}
+	if err := r.startLocked(s.client); err != nil {
+		r.mu.Unlock()
+		return nil, err
+	}
 	cs := r.chans[ch]
 	if cs == nil {
-		if err := r.startLocked(s.client); err != nil {
-			r.mu.Unlock()
-			return nil, err
-		}
-		if err := r.ps.Subscribe(ctx, ch); err != nil {
-			// go-redis keeps the channel to subscribe to again when it
-			// reconnects: make it forget.
-			_ = r.ps.Unsubscribe(ctx, ch)
-			r.mu.Unlock()
-			return nil, fmt.Errorf("redisstore: subscribing to session %s: %w", sessionID, err)
-		}
-		cs = &channelSubs{subs: make(map[*subscriber]struct{}), ready: make(chan struct{})}
+		cs = &channelState{subs: make(map[*subscriber]struct{})}
 		r.chans[ch] = cs
-		r.waiting[ch] = append(r.waiting[ch], cs)
 	}
 	cs.subs[sub] = struct{}{}
+	if cs.sent != 0 {
+		sub.gen = cs.sent
+	} else {
+		r.lastGen++
+		cs.gen, sub.gen = r.lastGen, r.lastGen
+		r.dirtyLocked(ch)
+	}
+	if sub.gen <= cs.confirmed {
+		r.releaseLocked(sub, nil)
+	}
 	r.mu.Unlock()
 
 	var once sync.Once
 	unsubscribe := func() { once.Do(func() { r.remove(ch, cs, sub) }) }
 	select {
-	case <-cs.ready:
+	case <-sub.ready:
+		if sub.err != nil {
+			unsubscribe()
+			return nil, fmt.Errorf("redisstore: subscribing to session %s: %w", sessionID, sub.err)
+		}
 		return unsubscribe, nil
 	case <-ctx.Done():
 		unsubscribe()
 		return nil, fmt.Errorf("redisstore: subscribing to session %s: %w", sessionID, ctx.Err())
-	case <-r.done:
+	case <-r.ctx.Done():
 		unsubscribe()
 		return nil, errClosed
 	}
 }
 
-// startLocked opens the relay connection and starts its reader, once.
+// startLocked starts the owner, once.
 func (r *relay) startLocked(client redis.UniversalClient) error {
-	if r.ps != nil {
+	if r.started {
 		return nil
 	}
 	if _, ok := client.(*redis.Ring); ok {
 		return errors.New("redisstore: the relay does not work on a *redis.Ring")
 	}
-	r.ps = client.Subscribe(context.Background())
-	go r.read(r.ps)
+	r.client = client
+	r.started = true
+	go r.own()
 	return nil
 }
 
-// remove ends one local subscription, and the channel's SUBSCRIBE with
-// its last.
-func (r *relay) remove(ch string, cs *channelSubs, sub *subscriber) {
+// remove ends one local subscription; with the channel's last, the owner
+// UNSUBSCRIBEs.
+func (r *relay) remove(ch string, cs *channelState, sub *subscriber) {
 	sub.gone.Store(true)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	delete(cs.subs, sub)
-	if len(cs.subs) > 0 || r.chans[ch] != cs {
-		return
+	if _, ok := cs.subs[sub]; !ok {
+		return // its SUBSCRIBE failed: removed then
 	}
-	delete(r.chans, ch)
-	// Its confirmation, if still to come, is let go: a confirmation that
-	// finds no waiter is ignored, and one that comes for a later first
-	// subscriber's SUBSCRIBE only lets that Subscribe return a round trip
-	// early. Kept, the waiter of a confirmation lost with a connection
-	// would stay for good.
-	delete(r.waiting, ch)
-	if !r.closed {
-		// Under the lock, so that a SUBSCRIBE for a new first subscriber
-		// goes out after it.
-		ctx, cancel := storeCtx()
-		_ = r.ps.Unsubscribe(ctx, ch)
-		cancel()
+	delete(cs.subs, sub)
+	if len(cs.subs) == 0 && r.chans[ch] == cs {
+		r.dirtyLocked(ch)
 	}
 }
 
-// read receives what the relay connection brings until Close.
-func (r *relay) read(ps *redis.PubSub) {
-	defer close(r.done)
-	var backoff time.Duration
+// dirtyLocked has the owner look at ch.
+func (r *relay) dirtyLocked(ch string) {
+	r.dirty[ch] = struct{}{}
+	r.wakeOwner()
+}
+
+func (r *relay) wakeOwner() {
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (r *relay) releaseLocked(sub *subscriber, err error) {
+	if sub.released {
+		return
+	}
+	sub.released = true
+	sub.err = err
+	close(sub.ready)
+}
+
+// own runs the PubSub until Close: it sends the SUBSCRIBEs and
+// UNSUBSCRIBEs the channels' states call for, and replaces the PubSub
+// when it broke.
+func (r *relay) own() {
+	var (
+		ps      *redis.PubSub
+		psEpoch uint64
+		heard   *atomic.Bool   // ps's reader heard from Redis
+		bg      sync.WaitGroup // readers, and PubSubs being closed
+		backoff time.Duration
+	)
+	defer func() {
+		if ps != nil {
+			r.closeEr = ps.Close()
+		}
+		bg.Wait()
+		close(r.done)
+	}()
+	closeInBackground := func(ps *redis.PubSub) {
+		// A PubSub whose lock go-redis holds while it connects again
+		// closes once that is over: meanwhile the new one works.
+		bg.Go(func() { _ = ps.Close() })
+	}
 	for {
-		m, err := ps.ReceiveTimeout(r.ctx, pingEvery)
+		select {
+		case <-r.wake:
+		case <-r.ctx.Done():
+			return
+		}
+		epoch, subs, unsubs, ok := r.plan(ps != nil, psEpoch)
+		for !ok {
+			closeInBackground(ps)
+			ps = nil
+			if heard != nil && heard.Load() {
+				backoff = 0
+			} else {
+				backoff = min(max(2*backoff, 50*time.Millisecond), 2*time.Second)
+			}
+			heard = nil
+			if !sleep(r.ctx, backoff) {
+				return
+			}
+			epoch, subs, unsubs, ok = r.plan(false, 0)
+		}
+		if len(subs) > 0 {
+			fresh := ps == nil
+			if fresh {
+				ps, psEpoch = r.client.Subscribe(r.ctx), epoch // no I/O yet
+			}
+			ctx, cancel := r.opCtx()
+			err := ps.Subscribe(ctx, subs...)
+			cancel()
+			if err != nil {
+				r.fail(epoch, err)
+				continue
+			}
+			if fresh {
+				heard = new(atomic.Bool)
+				ps, h := ps, heard
+				bg.Go(func() { r.read(ps, epoch, h) })
+			}
+		}
+		if len(unsubs) > 0 && ps != nil {
+			ctx, cancel := r.opCtx()
+			err := ps.Unsubscribe(ctx, unsubs...)
+			cancel()
+			if err != nil {
+				r.broke(epoch)
+			}
+		}
+	}
+}
+
+// plan decides, for each channel to look at, whether to SUBSCRIBE or
+// UNSUBSCRIBE, and records it as done; not ok when the owner's PubSub (of
+// psEpoch, if it has one) is to be replaced first.
+func (r *relay) plan(havePS bool, psEpoch uint64) (epoch uint64, subs, unsubs []string, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if havePS && psEpoch != r.epoch {
+		return 0, nil, nil, false
+	}
+	for ch := range r.dirty {
+		delete(r.dirty, ch)
+		cs := r.chans[ch]
+		if cs == nil {
+			continue
+		}
+		switch want := len(cs.subs) > 0; {
+		case want && cs.sent == 0:
+			cs.sent = cs.gen
+			cs.pending = append(cs.pending, cs.gen)
+			subs = append(subs, ch)
+		case !want:
+			if cs.sent != 0 {
+				cs.sent = 0
+				unsubs = append(unsubs, ch)
+			}
+			if len(cs.pending) == 0 {
+				delete(r.chans, ch) // a new subscriber starts afresh
+			}
+		}
+	}
+	return r.epoch, subs, unsubs, true
+}
+
+// opCtx bounds one of the owner's commands, as the transport bounds its
+// calls, and ends it at Close.
+func (r *relay) opCtx() (context.Context, context.CancelFunc) {
+	ctx, cancel := storeCtx()
+	stop := context.AfterFunc(r.ctx, cancel)
+	return ctx, func() { stop(); cancel() }
+}
+
+// fail fails the subscribers still waiting (the SUBSCRIBE that was to
+// release them could not be sent) and has the PubSub replaced.
+func (r *relay) fail(epoch uint64, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if epoch != r.epoch {
+		return // already replaced: the next SUBSCRIBE covers them
+	}
+	for _, cs := range r.chans {
+		for sub := range cs.subs {
+			if !sub.released {
+				r.releaseLocked(sub, err)
+				delete(cs.subs, sub)
+			}
+		}
+	}
+	r.breakLocked()
+}
+
+// broke has the PubSub of epoch replaced, if it is still the current one.
+func (r *relay) broke(epoch uint64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if epoch == r.epoch && !r.closed {
+		r.breakLocked()
+	}
+}
+
+// breakLocked gives up the current PubSub: what it confirms from now on
+// is ignored, and the owner replaces it with one subscribed to every
+// channel that has local subscribers.
+func (r *relay) breakLocked() {
+	r.epoch++
+	for ch, cs := range r.chans {
+		cs.sent, cs.confirmed, cs.pending = 0, 0, nil
+		if len(cs.subs) == 0 {
+			delete(r.chans, ch)
+		} else {
+			r.dirty[ch] = struct{}{}
+		}
+	}
+	r.wakeOwner()
+}
+
+// read receives what ps brings until it fails or is closed.
+func (r *relay) read(ps *redis.PubSub, epoch uint64, heard *atomic.Bool) {
+	for {
+		m, err := ps.ReceiveTimeout(r.ctx, r.pingEvery)
 		if err != nil {
 			if r.ctx.Err() != nil {
 				return
@@ -168,54 +387,52 @@ func (r *relay) read(ps *redis.PubSub) {
 				_ = ps.Ping(r.ctx)
 				continue
 			}
-			// Redis is unreachable: go-redis connects again on the next
-			// receive. Wait a little more each time.
-			backoff = min(max(2*backoff, 50*time.Millisecond), 2*time.Second)
-			t := time.NewTimer(backoff)
-			select {
-			case <-t.C:
-			case <-r.ctx.Done():
-				t.Stop()
-				return
-			}
-			continue
+			// Failed (go-redis may have connected again on its own: that
+			// connection is dropped with the PubSub), or closed.
+			r.broke(epoch)
+			return
 		}
-		backoff = 0
+		heard.Store(true)
 		switch m := m.(type) {
 		case *redis.Message:
-			r.dispatch(m)
+			r.dispatch(epoch, m)
 		case *redis.Subscription:
 			if m.Kind == "subscribe" {
-				r.confirm(m.Channel)
+				r.confirm(epoch, m.Channel)
 			}
 		}
 	}
 }
 
-// confirm marks the oldest SUBSCRIBE awaiting its confirmation on ch done.
-// A reconnection's SUBSCRIBEs confirm too: the channel is subscribed then.
-func (r *relay) confirm(ch string) {
+// confirm releases the subscribers that the oldest SUBSCRIBE of ch still
+// pending covers.
+func (r *relay) confirm(epoch uint64, ch string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	w := r.waiting[ch]
-	if len(w) == 0 {
+	cs := r.chans[ch]
+	if epoch != r.epoch || cs == nil || len(cs.pending) == 0 {
 		return
 	}
-	close(w[0].ready)
-	if len(w) == 1 {
-		delete(r.waiting, ch)
-	} else {
-		r.waiting[ch] = w[1:]
+	g := cs.pending[0]
+	cs.pending = cs.pending[1:]
+	cs.confirmed = max(cs.confirmed, g)
+	for sub := range cs.subs {
+		if sub.gen <= g {
+			r.releaseLocked(sub, nil)
+		}
+	}
+	if len(cs.subs) == 0 && cs.sent == 0 && len(cs.pending) == 0 {
+		delete(r.chans, ch)
 	}
 }
 
 // dispatch hands a message to its channel's local subscribers, outside
 // the lock.
-func (r *relay) dispatch(m *redis.Message) {
+func (r *relay) dispatch(epoch uint64, m *redis.Message) {
 	r.mu.Lock()
 	cs := r.chans[m.Channel]
 	var subs []*subscriber
-	if cs != nil {
+	if cs != nil && epoch == r.epoch {
 		subs = make([]*subscriber, 0, len(cs.subs))
 		for sub := range cs.subs {
 			subs = append(subs, sub)
@@ -233,7 +450,10 @@ func (r *relay) dispatch(m *redis.Message) {
 	}
 }
 
-// close ends the relay connection and waits for the reader.
+// close ends the owner and the reader and closes the relay connection. A
+// connection that hangs does not hold it up, but a connection attempt
+// under way does, for as long as the client's dial and read timeouts let
+// it run.
 func (r *relay) close() error {
 	r.mu.Lock()
 	if r.closed {
@@ -241,17 +461,30 @@ func (r *relay) close() error {
 		return nil
 	}
 	r.closed = true
-	ps := r.ps
+	started := r.started
 	r.mu.Unlock()
 	r.stop()
-	if ps == nil {
-		close(r.done)
+	if !started {
 		return nil
 	}
-	err := ps.Close()
 	<-r.done
-	if err != nil {
-		return fmt.Errorf("redisstore: closing the relay connection: %w", err)
+	if r.closeEr != nil {
+		return fmt.Errorf("redisstore: closing the relay connection: %w", r.closeEr)
 	}
 	return nil
+}
+
+// sleep waits d, or until ctx ends (false).
+func sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
