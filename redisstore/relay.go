@@ -16,8 +16,9 @@ import (
 var errClosed = errors.New("redisstore: store closed")
 
 // defaultPingEvery is how long the relay's connection may stay silent
-// before its reader pings Redis, so that a connection that died quietly
-// fails a write.
+// before its reader pings Redis. A ping that brings nothing back within as
+// long again means the connection is dead (a peer gone without a word, a
+// NAT that forgot the flow), and the relay replaces it.
 const defaultPingEvery = 30 * time.Second
 
 // relay is the Store's SessionRelay: one Redis connection (a PubSub)
@@ -27,12 +28,12 @@ const defaultPingEvery = 30 * time.Second
 // for the channels whose wanted state changed. The reader reads the
 // PubSub, hands each message to the channel's local subscribers, counts
 // SUBSCRIBE confirmations, and has the owner replace the PubSub when its
-// connection fails. Subscribe and unsubscribe only change
+// connection fails or goes silent. Subscribe and unsubscribe only change
 // state under mu and wake the owner: nothing waits on Redis with mu held,
 // and the PubSub's own lock (held by go-redis while it connects) is taken
 // by the owner and the reader only.
 type relay struct {
-	pingEvery time.Duration
+	pingEvery time.Duration // set before the first Subscribe (tests shorten it)
 
 	mu      sync.Mutex
 	client  redis.UniversalClient
@@ -113,9 +114,11 @@ func (s *Store) Publish(ctx context.Context, sessionID string, msg []byte) error
 //
 // deliver is called from the store's reader goroutine, one message at a
 // time, with a copy of the message that all of the channel's local
-// subscribers share. When the relay connection fails, the store replaces
-// it with a new connection subscribed to every channel that has local
-// subscribers; a message published in between is lost.
+// subscribers share. When the relay connection fails, or stays silent for
+// the ping interval (30 s) and then does not answer a ping within as long
+// again, the store replaces it with a new connection subscribed to every
+// channel that has local subscribers; a message published in between is
+// lost.
 func (s *Store) Subscribe(ctx context.Context, sessionID string, deliver func(msg []byte)) (func(), error) {
 	r := &s.relay
 	ch := s.channel(sessionID)
@@ -374,8 +377,9 @@ func (r *relay) breakLocked() {
 	r.wakeOwner()
 }
 
-// read receives what ps brings until it fails or is closed.
+// read receives what ps brings until it fails, goes silent or is closed.
 func (r *relay) read(ps *redis.PubSub, epoch uint64, heard *atomic.Bool) {
+	pinged := false
 	for {
 		m, err := ps.ReceiveTimeout(r.ctx, r.pingEvery)
 		if err != nil {
@@ -383,15 +387,21 @@ func (r *relay) read(ps *redis.PubSub, epoch uint64, heard *atomic.Bool) {
 				return
 			}
 			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				_ = ps.Ping(r.ctx)
-				continue
+			if !pinged && errors.As(err, &ne) && ne.Timeout() {
+				// Silent for a while: a ping must bring something back
+				// before the next timeout.
+				if ps.Ping(r.ctx) == nil {
+					pinged = true
+					continue
+				}
 			}
 			// Failed (go-redis may have connected again on its own: that
-			// connection is dropped with the PubSub), or closed.
+			// connection is dropped with the PubSub), closed, or silent
+			// past a ping.
 			r.broke(epoch)
 			return
 		}
+		pinged = false
 		heard.Store(true)
 		switch m := m.(type) {
 		case *redis.Message:

@@ -151,12 +151,15 @@ func (p *proxy) setBlackhole(on bool) {
 
 // proxiedStore returns a Store on a client of its own that reaches Redis
 // through a new proxy; all are closed at the test's end.
-func proxiedStore(t *testing.T) (*redisstore.Store, *proxy) {
+func proxiedStore(t *testing.T, pingEvery time.Duration) (*redisstore.Store, *proxy) {
 	t.Helper()
 	p := newProxy(t, redisAddr)
 	c := redis.NewClient(&redis.Options{Addr: p.addr()})
 	t.Cleanup(func() { _ = c.Close() })
 	s := redisstore.New(c, &redisstore.Options{Prefix: testPrefix(t)})
+	if pingEvery > 0 {
+		redisstore.SetPingEvery(s, pingEvery)
+	}
 	t.Cleanup(func() { _ = s.Close() })
 	return s, p
 }
@@ -171,7 +174,7 @@ func TestRelaySubscribeByContext(t *testing.T) {
 		first bool // the first connection is the one never answered
 	}{{"first connection", true}, {"connection cut", false}} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, p := proxiedStore(t)
+			s, p := proxiedStore(t, 0)
 			var unsub func()
 			if tc.first {
 				p.setBlackhole(true)
@@ -230,7 +233,7 @@ func concurrentSubscribes(t *testing.T, s *redisstore.Store) {
 // connections never answered), Subscribes return by their contexts, and
 // an unsubscribe and Close return at once.
 func TestRelayFrozenClose(t *testing.T) {
-	s, p := proxiedStore(t)
+	s, p := proxiedStore(t, 0)
 	unsub, err := s.Subscribe(ctx5(t), "a", func([]byte) {})
 	if err != nil {
 		t.Fatal(err)
@@ -252,12 +255,54 @@ func TestRelayFrozenClose(t *testing.T) {
 	}
 }
 
+// TestRelayHalfOpen: when the relay's connection goes silent (frozen at
+// the proxy) while new connections work, the relay notices within two
+// ping intervals and subscribes again on a new connection: a message
+// published a little after that is delivered.
+func TestRelayHalfOpen(t *testing.T) {
+	const every = 200 * time.Millisecond
+	s, p := proxiedStore(t, every)
+	pub := newClient(t)
+	channel := testPrefix(t) + "relay:s"
+	in := newInbox()
+	unsub, err := s.Subscribe(ctx5(t), "s", in.deliver)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unsub()
+	if err := pub.Publish(ctx5(t), channel, "before").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if got := in.next(t); got != "before" {
+		t.Fatalf("got %q", got)
+	}
+	p.freeze()
+	frozen := time.Now()
+	// Publish every 50 ms until one arrives; one published 3 intervals
+	// after the freeze must.
+	limit := 3*every + time.Second
+	for i := 0; ; i++ {
+		if err := pub.Publish(ctx5(t), channel, "m"+strconv.Itoa(i)).Err(); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case m := <-in.ch:
+			t.Logf("%s delivered %v after the freeze", m, time.Since(frozen).Round(time.Millisecond))
+			return
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Since(frozen) > limit {
+			t.Fatalf("nothing delivered within %v of the freeze", limit)
+		}
+	}
+}
+
 // TestRelayLateConfirmation: when a first subscriber gives up before its
 // SUBSCRIBE is confirmed and leaves, the late confirmation of that
 // SUBSCRIBE does not release the next first subscriber of the channel,
 // whose own SUBSCRIBE has not reached Redis yet.
 func TestRelayLateConfirmation(t *testing.T) {
-	s, p := proxiedStore(t)
+	s, p := proxiedStore(t, 0)
 	c := newClient(t)
 	channel := testPrefix(t) + "relay:s"
 	// The relay connection is open and idle.
