@@ -10,7 +10,10 @@
 // Every instance builds its own Store on its own client and passes it as
 // both Options.Sessions and Options.Events:
 //
-//	client := redis.NewClient(&redis.Options{Addr: "redis:6379"})
+//	client := redis.NewClient(&redis.Options{
+//		Addr:                  "redis:6379",
+//		ContextTimeoutEnabled: true, // commands end by the transport's deadlines
+//	})
 //	store := redisstore.New(client, nil)
 //	h := httptransport.New(engine, &httptransport.Options{
 //		Sessions: store,
