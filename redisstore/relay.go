@@ -112,13 +112,13 @@ func (s *Store) Publish(ctx context.Context, sessionID string, msg []byte) error
 // a connection that hangs delays no Subscribe past its ctx, and
 // unsubscribe never waits at all.
 //
-// deliver is called from the store's reader goroutine, one message at a
-// time, with a copy of the message that all of the channel's local
-// subscribers share. When the relay connection fails, or stays silent for
-// the ping interval (30 s) and then does not answer a ping within as long
-// again, the store replaces it with a new connection subscribed to every
-// channel that has local subscribers; a message published in between is
-// lost.
+// deliver is called once Redis confirmed the subscription, from the
+// store's reader goroutine, one message at a time, with a copy of the
+// message that all of the channel's local subscribers share. When the
+// relay connection fails, or stays silent for the ping interval (30 s)
+// and then does not answer a ping within as long again, the store
+// replaces it with a new connection subscribed to every channel that has
+// local subscribers; a message published in between is lost.
 func (s *Store) Subscribe(ctx context.Context, sessionID string, deliver func(msg []byte)) (func(), error) {
 	r := &s.relay
 	ch := s.channel(sessionID)
@@ -160,6 +160,13 @@ func (s *Store) Subscribe(ctx context.Context, sessionID string, deliver func(ms
 		}
 		return unsubscribe, nil
 	case <-ctx.Done():
+		select {
+		case <-sub.ready: // confirmed just in time
+			if sub.err == nil {
+				return unsubscribe, nil
+			}
+		default:
+		}
 		unsubscribe()
 		return nil, fmt.Errorf("redisstore: subscribing to session %s: %w", sessionID, ctx.Err())
 	case <-r.ctx.Done():
@@ -436,8 +443,9 @@ func (r *relay) confirm(epoch uint64, ch string) {
 	}
 }
 
-// dispatch hands a message to its channel's local subscribers, outside
-// the lock.
+// dispatch hands a message to its channel's local subscribers whose
+// Subscribe was confirmed (a message comes after the confirmation of the
+// SUBSCRIBE it is delivered for), outside the lock.
 func (r *relay) dispatch(epoch uint64, m *redis.Message) {
 	r.mu.Lock()
 	cs := r.chans[m.Channel]
@@ -445,7 +453,9 @@ func (r *relay) dispatch(epoch uint64, m *redis.Message) {
 	if cs != nil && epoch == r.epoch {
 		subs = make([]*subscriber, 0, len(cs.subs))
 		for sub := range cs.subs {
-			subs = append(subs, sub)
+			if sub.released {
+				subs = append(subs, sub)
+			}
 		}
 	}
 	r.mu.Unlock()
