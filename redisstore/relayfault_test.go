@@ -174,6 +174,7 @@ func TestRelaySubscribeByContext(t *testing.T) {
 		first bool // the first connection is the one never answered
 	}{{"first connection", true}, {"connection cut", false}} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			s, p := proxiedStore(t, 0)
 			var unsub func()
 			if tc.first {
@@ -196,9 +197,15 @@ func TestRelaySubscribeByContext(t *testing.T) {
 					t.Errorf("unsubscribe took %v", took)
 				}
 			}
+			// Close waits for the connection attempt under way, which the
+			// client's read timeout (3 s) ends.
 			start := time.Now()
-			err := s.Close()
-			t.Logf("Close: %v after %v", err, time.Since(start).Round(time.Millisecond))
+			if err := s.Close(); err != nil {
+				t.Errorf("Close: %v", err)
+			}
+			if took := time.Since(start); took > 4*time.Second {
+				t.Errorf("Close took %v", took)
+			}
 		})
 	}
 }
