@@ -3,7 +3,10 @@ package redisstore_test
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -205,6 +208,50 @@ func TestRelayRedisDown(t *testing.T) {
 	}
 	if _, err := s.Subscribe(ctx, "s", func([]byte) {}); err == nil || errors.Is(err, context.Canceled) {
 		t.Errorf("Subscribe = %v", err)
+	}
+}
+
+// TestRelayChurn: many subscribers come and go on a few dozen channels,
+// often giving up within a millisecond, so that channels are subscribed
+// and unsubscribed again while confirmations are on their way; a message
+// published as soon as a Subscribe returned is delivered to it every time.
+func TestRelayChurn(t *testing.T) {
+	s, c := newStore(t, nil)
+	var wg sync.WaitGroup
+	var ok atomic.Int64
+	for g := range 40 {
+		wg.Go(func() {
+			for i := range 300 {
+				sess := "s" + strconv.Itoa(rand.IntN(60))
+				msg := strconv.Itoa(g) + ":" + strconv.Itoa(i)
+				got := make(chan struct{}, 1)
+				ctx, cancel := context.WithTimeout(context.Background(), time.Duration(rand.IntN(1500))*time.Microsecond)
+				unsub, err := s.Subscribe(ctx, sess, func(m []byte) {
+					if string(m) == msg {
+						got <- struct{}{}
+					}
+				})
+				cancel()
+				if err != nil {
+					continue
+				}
+				ok.Add(1)
+				if err := c.Publish(context.Background(), testPrefix(t)+"relay:"+sess, msg).Err(); err != nil {
+					t.Error(err)
+				}
+				select {
+				case <-got:
+				case <-time.After(2 * time.Second):
+					t.Errorf("%s, published on %s once its Subscribe returned, was not delivered", msg, sess)
+				}
+				unsub()
+			}
+		})
+	}
+	wg.Wait()
+	t.Logf("%d of 12000 Subscribes succeeded", ok.Load())
+	if ok.Load() == 0 {
+		t.Error("no Subscribe succeeded")
 	}
 }
 
