@@ -30,8 +30,8 @@ const defaultPingEvery = 30 * time.Second
 // SUBSCRIBE confirmations, and has the owner replace the PubSub when its
 // connection fails or goes silent. Subscribe and unsubscribe only change
 // state under mu and wake the owner: nothing waits on Redis with mu held,
-// and the PubSub's own lock (held by go-redis while it connects) is taken
-// by the owner and the reader only.
+// and only the relay's own goroutines take the PubSub's lock, which
+// go-redis holds while it connects.
 type relay struct {
 	pingEvery time.Duration // set before the first Subscribe (tests shorten it)
 
