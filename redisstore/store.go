@@ -101,9 +101,11 @@ func New(client redis.UniversalClient, opts *Options) *Store {
 	return s
 }
 
-// Close ends the store's relay: its subscriptions end and its reader
-// goroutine returns. Later Subscribe calls fail; the other methods keep
-// working as long as the client does. Close does not close the client.
+// Close ends the store's relay: its subscriptions end and its goroutines
+// return (at once, but for a connection attempt under way, which it waits
+// for up to the client's ReadTimeout). Later Subscribe calls fail; the
+// other methods keep working as long as the client does. Close does not
+// close the client.
 func (s *Store) Close() error { return s.relay.close() }
 
 func (s *Store) sessionKey(id string) string { return s.prefix + "session:" + id }
@@ -119,8 +121,8 @@ func (s *Store) eventsKey(session string) string {
 	return s.prefix + "events:" + strconv.Itoa(len(session)) + ":{" + session + "}"
 }
 
-// storeCtx bounds what the store does on its own behalf (unsubscribing),
-// as the transport bounds its calls.
+// storeCtx bounds what the store does on its own behalf (the relay's
+// SUBSCRIBEs and UNSUBSCRIBEs), as the transport bounds its calls.
 func storeCtx() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), 5*time.Second)
 }
