@@ -28,13 +28,7 @@ const listTools = `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
 // standaloneOf is the id of the standalone stream of s's copy of session sid.
 func standaloneOf(t *testing.T, s *server, sid string) string {
 	t.Helper()
-	s.h.mu.Lock()
-	defer s.h.mu.Unlock()
-	ls := s.h.live[sid]
-	if ls == nil {
-		t.Fatalf("session %s is not served here", sid)
-	}
-	return ls.standalone.id
+	return liveOf(t, s, sid).standalone.id // set when the copy is made
 }
 
 // TestSharedStoreDelete: a DELETE on one instance ends the session on
