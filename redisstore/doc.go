@@ -19,8 +19,7 @@
 //		Sessions: store,
 //		Events:   store,
 //	})
-//	// ... serve h; at shutdown, after h.Shutdown:
-//	_ = store.Close()
+//	// ... serve h; h.Shutdown closes the store (Close), then:
 //	_ = client.Close()
 //
 // Session records expire as the transport asks (SessionIdleTimeout after
