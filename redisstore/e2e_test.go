@@ -11,16 +11,19 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpmount/mcpmount/adapters/gosdk"
 	"github.com/mcpmount/mcpmount/httptransport"
 	"github.com/mcpmount/mcpmount/redisstore"
+	"github.com/mcpmount/mcpmount/sse"
 )
 
 type textArgs struct {
@@ -32,6 +35,8 @@ type textArgs struct {
 type instance struct {
 	name    string
 	url     string
+	server  *mcp.Server
+	store   *redisstore.Store
 	answers atomic.Int32 // POSTs of a JSON-RPC response (an answer to a server request)
 }
 
@@ -49,6 +54,7 @@ func startInstance(t *testing.T, name string, relay bool) *instance {
 		shared = sessions{store}
 	}
 	server := mcp.NewServer(&mcp.Implementation{Name: name, Version: "1"}, nil)
+	inst.server, inst.store = server, store
 	mcp.AddTool(server, &mcp.Tool{Name: "where"}, func(ctx context.Context, req *mcp.CallToolRequest, a textArgs) (*mcp.CallToolResult, any, error) {
 		who := req.Session.InitializeParams().ClientInfo.Name
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: name + " " + who + " " + a.Text}}}, nil, nil
@@ -252,4 +258,118 @@ func postStatus(t *testing.T, endpoint, id string) int {
 	_, _ = io.Copy(io.Discard, resp.Body)
 	_ = resp.Body.Close()
 	return resp.StatusCode
+}
+
+// TestResumeOnOtherInstance: a client whose session GET stream on one
+// instance dropped resumes it with Last-Event-ID on the other instance,
+// and gets the event it missed meanwhile (a tools/list_changed of the
+// first instance's server) from Redis.
+func TestResumeOnOtherInstance(t *testing.T) {
+	a, b := startInstance(t, "a", true), startInstance(t, "b", true)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	sid := initializeRaw(t, ctx, a.url)
+	addTool := func(name string) {
+		a.server.AddTool(&mcp.Tool{Name: name, InputSchema: &jsonschema.Schema{Type: "object"}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+	}
+
+	get := rawRequest(t, ctx, "GET", a.url, sid, "")
+	addTool("first")
+	seen := nextMessage(t, sse.NewReader(get.Body))
+	get.Body.Close() // the stream drops after the client saw one event
+	stream, index, ok := strings.Cut(seen.ID, "_")
+	n, err := strconv.Atoi(index)
+	if !ok || err != nil || !strings.Contains(string(seen.Data), `"notifications/tools/list_changed"`) {
+		t.Fatalf("A's GET stream: event %q %s, want a tools/list_changed with an id", seen.ID, seen.Data)
+	}
+
+	// The next list change goes to the session's stored events, in Redis.
+	addTool("second")
+	for {
+		if evs, err := a.store.After(ctx, sid, stream, n); err == nil && len(evs) > 0 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("A stored no event for the second list change")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+
+	resumed := rawRequest(t, ctx, "GET", b.url, sid, seen.ID)
+	defer resumed.Body.Close()
+	if resumed.StatusCode != http.StatusOK {
+		t.Fatalf("GET with Last-Event-ID %s on B: %d", seen.ID, resumed.StatusCode)
+	}
+	e := nextMessage(t, sse.NewReader(resumed.Body))
+	if want := stream + "_" + strconv.Itoa(n+1); e.ID != want || !strings.Contains(string(e.Data), `"notifications/tools/list_changed"`) {
+		t.Fatalf("B's resumed stream: event %q %s, want A's second tools/list_changed as %s", e.ID, e.Data, want)
+	}
+}
+
+// nextMessage returns the next event of r that carries data.
+func nextMessage(t *testing.T, r *sse.Reader) sse.Event {
+	t.Helper()
+	for {
+		e, err := r.Next()
+		if err != nil {
+			t.Fatalf("stream ended: %v", err)
+		}
+		if !e.IsComment && len(e.Data) > 0 {
+			return e
+		}
+	}
+}
+
+// initializeRaw opens a 2025-11-25 session at endpoint, in raw HTTP, and
+// returns its id.
+func initializeRaw(t *testing.T, ctx context.Context, endpoint string) string {
+	t.Helper()
+	resp := rawRequest(t, ctx, "POST", endpoint, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || sid == "" {
+		t.Fatalf("initialize: %d, session %q", resp.StatusCode, sid)
+	}
+	done := rawRequest(t, ctx, "POST", endpoint, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	done.Body.Close()
+	if done.StatusCode != http.StatusAccepted {
+		t.Fatalf("notifications/initialized: %d", done.StatusCode)
+	}
+	return sid
+}
+
+// rawRequest sends a 2025-11-25 request: a POST of body, or a GET of the
+// session's stream (resuming after lastEventID when it is set).
+func rawRequest(t *testing.T, ctx context.Context, method, endpoint, sid, body string) *http.Response {
+	t.Helper()
+	var payload io.Reader
+	if method == "POST" {
+		payload = strings.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, endpoint, payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	if method == "POST" {
+		req.Header.Set("Content-Type", "application/json")
+	} else {
+		req.Header.Set("Accept", "text/event-stream")
+		if body != "" {
+			req.Header.Set("Last-Event-ID", body)
+		}
+	}
+	if sid != "" {
+		req.Header.Set("Mcp-Session-Id", sid)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
 }
