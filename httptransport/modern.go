@@ -77,7 +77,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *reque
 	ctx, cancel, unwatch := callContext(r, listen)
 	stop := context.AfterFunc(h.ctx, cancel)
 	st := h.newStream(w, accept, true)
-	st.reqID = m.ID
+	st.reqID, st.held = m.ID, listen
 	if listen {
 		// A listen's place is its stream: given back as the client sees
 		// it end. A call's is given back when the engine is done with it.

@@ -127,6 +127,18 @@ type Options struct {
 	// the server's WriteTimeout.
 	HeaderFlushDelay time.Duration
 
+	// NotificationFlushDelay is how long a notification written to a
+	// call's SSE stream may wait in the response's buffer for the messages
+	// after it: a burst (progress, log messages, then the answer) reaches
+	// the client in one write and flush, not one each, which on a loopback
+	// benchmark halves the time of a call sending ten progress
+	// notifications. A request to the client, the answer and keep-alives
+	// flush at once, with whatever waits before them; so does a stream that
+	// ends or detaches. Held streams (GET, listen, 2024-11-05) flush every
+	// message at once. Zero means 1 millisecond; negative flushes each
+	// notification at once.
+	NotificationFlushDelay time.Duration
+
 	// WriteTimeout bounds each write on a stream. The server's own
 	// http.Server.WriteTimeout is lifted for streams, so long-lived
 	// streams survive it; this per-write deadline still drops a client
@@ -223,6 +235,7 @@ type config struct {
 	retry            time.Duration
 	keepAlive        time.Duration
 	headerFlushDelay time.Duration
+	notifyDelay      time.Duration
 	writeTimeout     time.Duration
 	logger           *slog.Logger
 	legacyEndpoint   string
@@ -247,6 +260,7 @@ func newConfig(o *Options) config {
 		retry:            o.RetryInterval,
 		keepAlive:        orDefault(o.KeepAlive, 15*time.Second),
 		headerFlushDelay: orDefault(o.HeaderFlushDelay, time.Second),
+		notifyDelay:      orDefault(o.NotificationFlushDelay, time.Millisecond),
 		writeTimeout:     orDefault(o.WriteTimeout, 30*time.Second),
 		logger:           o.Logger,
 		legacyEndpoint:   o.LegacyEndpoint,

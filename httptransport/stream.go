@@ -56,6 +56,9 @@ type stream struct {
 	relayed   func()            // a 2024-11-05 call's quota release, run by the event stream before its answer's write
 
 	timer   *time.Timer
+	held    bool          // a listen's stream: every message flushes at once (see deferrable)
+	pending bool          // events written to the response but not flushed yet (writeLocked)
+	flushT  *time.Timer   // flushes them (NotificationFlushDelay)
 	attachC chan struct{} // closed and replaced when a response detaches
 	doneC   chan struct{} // closed when the stream ends; made on demand (done)
 
@@ -226,9 +229,14 @@ func (s *stream) resumable() bool {
 	return s.sess != nil && s.h.cfg.events != nil && !s.sess.sess.Legacy
 }
 
-// writeLocked writes one event to the attached response, if any. A failed
-// write detaches the response: the client is gone.
-func (s *stream) writeLocked(e sse.Event) {
+// writeLocked writes one event to the attached response, if any, and
+// flushes it with the events pending before it. A failed write detaches
+// the response: the client is gone.
+func (s *stream) writeLocked(e sse.Event) { s.writeEventLocked(e, false) }
+
+// writeEventLocked is writeLocked; with later set, the event is written
+// unflushed (pending) and a flush is due within NotificationFlushDelay.
+func (s *stream) writeEventLocked(e sse.Event, later bool) {
 	if s.w == nil || !s.open {
 		return
 	}
@@ -236,10 +244,20 @@ func (s *stream) writeLocked(e sse.Event) {
 		_ = s.sw.SetWriteDeadline(time.Now().Add(d))
 	}
 	var err error
-	if e.IsComment {
+	switch {
+	case later:
+		err = s.sw.Buffer(e)
+	case e.IsComment:
 		err = s.sw.WriteComment("")
-	} else {
+	default:
 		err = s.sw.WriteEvent(e)
+	}
+	if err == nil {
+		if later {
+			s.deferFlushLocked()
+		} else {
+			s.flushedLocked()
+		}
 	}
 	if s.h.cfg.writeTimeout > 0 && err == nil {
 		// The deadline bounds this write only: on HTTP/2 a pending one
@@ -258,6 +276,71 @@ func (s *stream) writeLocked(e sse.Event) {
 	}
 	if e.HasID {
 		s.sent = s.seq
+	}
+}
+
+// deferrable reports whether a notification on the stream may wait for the
+// messages after it (NotificationFlushDelay): on a call's stream whose
+// response buffers it, not on a held stream (GET, listen, 2024-11-05), which
+// a broadcast reaches by the thousand, nor on a parked one, which has no
+// buffer to wait in.
+func (s *stream) deferrable() bool {
+	if s.h.cfg.notifyDelay <= 0 || s.standalone || s.held {
+		return false
+	}
+	_, parked := s.w.(*parkedWriter)
+	return !parked
+}
+
+// deferFlushLocked notes events written but not flushed, arming their flush.
+func (s *stream) deferFlushLocked() {
+	if s.pending {
+		return
+	}
+	s.pending = true
+	if s.flushT == nil {
+		s.flushT = time.AfterFunc(s.h.cfg.notifyDelay, s.flushPending)
+	} else {
+		s.flushT.Reset(s.h.cfg.notifyDelay)
+	}
+}
+
+// flushedLocked notes that nothing written waits for a flush any more.
+func (s *stream) flushedLocked() {
+	if s.pending {
+		s.pending = false
+		s.flushT.Stop()
+	}
+}
+
+// flushPending flushes the pending events, unless a write has since.
+func (s *stream) flushPending() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.flushPendingLocked()
+}
+
+// flushPendingLocked flushes the pending events under the per-write
+// deadline, so that none is left for net/http to write once the handler
+// returns, when no deadline is in force. A failed flush detaches the
+// response.
+func (s *stream) flushPendingLocked() {
+	if !s.pending {
+		return
+	}
+	s.pending = false
+	if s.w == nil || s.sw == nil {
+		return
+	}
+	if d := s.h.cfg.writeTimeout; d > 0 {
+		_ = s.sw.SetWriteDeadline(time.Now().Add(d))
+	}
+	err := s.sw.Flush()
+	if s.h.cfg.writeTimeout > 0 && err == nil {
+		_ = s.sw.SetWriteDeadline(time.Time{})
+	}
+	if err != nil && !errors.Is(err, http.ErrNotSupported) {
+		s.detachLocked()
 	}
 }
 
@@ -287,7 +370,8 @@ func (s *stream) send(msg *jsonrpc.Message) error {
 	if s.w != nil && !s.open {
 		s.openForLocked(true, http.StatusOK)
 	}
-	s.writeLocked(sse.Event{ID: s.nextIDLocked(data), HasID: s.resumable(), Name: s.eventName, Data: data})
+	later := msg.IsNotification() && s.deferrable()
+	s.writeEventLocked(sse.Event{ID: s.nextIDLocked(data), HasID: s.resumable(), Name: s.eventName, Data: data}, later)
 	return nil
 }
 
@@ -504,6 +588,10 @@ func (s *stream) releaseLocked() {
 
 func (s *stream) detachLocked() {
 	s.releaseLocked()
+	s.flushPendingLocked()
+	if s.flushT != nil {
+		s.flushT.Stop()
+	}
 	if s.w == nil {
 		return
 	}

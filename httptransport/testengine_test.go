@@ -18,7 +18,8 @@ import (
 //   - "progress" sends arguments.count progress notifications, waiting on
 //     gate (when set) before each one after the first;
 //   - "slow" blocks until its context ends and reports that on cancelled;
-//   - "sample" asks the client sampling/createMessage and returns the answer;
+//   - "sample" sends arguments.count log messages, then asks the client
+//     sampling/createMessage and returns the answer;
 //   - "remember" reports on started, waits for gate, then changes the
 //     session's state (so the session is saved when it ends);
 //   - "hold" returns ErrHold, which only a listen may;
@@ -163,6 +164,11 @@ func (e *testEngine) tool(ctx context.Context, call *Call) (*jsonrpc.Message, er
 		}
 		return result(m.ID, map[string]any{"text": p.Arguments.Text}), nil
 	case "sample":
+		for range int(p.Arguments.Count) {
+			if err := call.Send(ctx, jsonrpc.NewNotification("notifications/message", json.RawMessage(`{"level":"info","data":"asking"}`))); err != nil {
+				return nil, err
+			}
+		}
 		req := &jsonrpc.Message{JSONRPC: "2.0", ID: jsonrpc.Int64ID(1), Method: "sampling/createMessage", Params: json.RawMessage(`{"messages":[],"maxTokens":1}`)}
 		if err := call.Send(ctx, req); err != nil {
 			return jsonrpc.NewError(m.ID, jsonrpc.Errorf(jsonrpc.CodeInternalError, err.Error())), nil

@@ -54,8 +54,23 @@ func NewWriter(w http.ResponseWriter) *Writer {
 // In the common case WriteEvent does not allocate: it reuses an internal
 // buffer.
 func (w *Writer) WriteEvent(e Event) error {
+	if err := w.Buffer(e); err != nil {
+		return err
+	}
+	return w.flush(e)
+}
+
+// Buffer encodes e and writes it as WriteEvent does, without flushing:
+// the event reaches the client with the next flush (Flush, or the next
+// WriteEvent or WriteComment), or earlier if the response's buffer fills.
+// A run of events written with Buffer and ended by WriteEvent goes out in
+// one flush instead of one each. It returns the errors WriteEvent returns,
+// except those of flushing; a comment (e.IsComment) is written as
+// WriteComment would, without the flush.
+func (w *Writer) Buffer(e Event) error {
 	if e.IsComment {
-		return w.WriteComment(e.Comment)
+		w.buf = appendComment(w.buf[:0], e.Comment)
+		return w.write("comment")
 	}
 	if !validID(e.ID) {
 		return fmt.Errorf("sse: event id %q: %w", e.ID, ErrInvalidField)
@@ -64,7 +79,7 @@ func (w *Writer) WriteEvent(e Event) error {
 		return fmt.Errorf("sse: event name %q: %w", e.Name, ErrInvalidField)
 	}
 	w.buf = appendEvent(w.buf[:0], &e)
-	return w.send("event")
+	return w.write("event")
 }
 
 // WriteComment writes a comment line, ": text", followed by the blank line
@@ -73,8 +88,7 @@ func (w *Writer) WriteEvent(e Event) error {
 // space so that the comment stays on one line. An empty text writes a bare
 // ":" line.
 func (w *Writer) WriteComment(text string) error {
-	w.buf = appendComment(w.buf[:0], text)
-	return w.send("comment")
+	return w.WriteEvent(Event{IsComment: true, Comment: text})
 }
 
 // Flush sends any buffered response data to the client. It returns a
@@ -98,18 +112,25 @@ func (w *Writer) SetWriteDeadline(t time.Time) error {
 	return fmt.Errorf("sse: set write deadline: %w", err)
 }
 
-// send writes the encoded block in w.buf and flushes it. what names the
-// block in error messages.
-func (w *Writer) send(what string) error {
+// flush flushes the event (or comment) e just written.
+func (w *Writer) flush(e Event) error {
+	if err := w.rc.Flush(); err != nil {
+		if e.IsComment {
+			return fmt.Errorf("sse: flush comment: %w", err)
+		}
+		return fmt.Errorf("sse: flush event: %w", err)
+	}
+	return nil
+}
+
+// write writes the encoded block in w.buf, unflushed.
+func (w *Writer) write(what string) error {
 	_, err := w.w.Write(w.buf)
 	if cap(w.buf) > maxRetainedBuffer {
 		w.buf = nil
 	}
 	if err != nil {
 		return fmt.Errorf("sse: write %s: %w", what, err)
-	}
-	if err := w.rc.Flush(); err != nil {
-		return fmt.Errorf("sse: flush %s: %w", what, err)
 	}
 	return nil
 }

@@ -91,6 +91,49 @@ func TestWriterInvalidField(t *testing.T) {
 	}
 }
 
+// TestBuffer: events written with Buffer are on the wire as WriteEvent
+// writes them, unflushed until the next flushing write, which takes them
+// all in one flush; invalid fields and write errors are reported as
+// WriteEvent reports them, and a writer that cannot flush takes them.
+func TestBuffer(t *testing.T) {
+	m := newMemWriter()
+	w := NewWriter(m)
+	for _, e := range []Event{{ID: "1", Data: []byte("a")}, {IsComment: true, Comment: "c"}, {Name: "message", Data: []byte("b\nc")}} {
+		if err := w.Buffer(e); err != nil {
+			t.Fatalf("Buffer(%+v): %v", e, err)
+		}
+	}
+	if m.flushes != 0 {
+		t.Fatalf("flushes after Buffer = %d, want 0", m.flushes)
+	}
+	if err := w.WriteEvent(Event{Data: []byte("end")}); err != nil {
+		t.Fatalf("WriteEvent: %v", err)
+	}
+	if got, want := m.body.String(), "id: 1\ndata: a\n\n: c\n\nevent: message\ndata: b\ndata: c\n\ndata: end\n\n"; got != want {
+		t.Errorf("wire = %q, want %q", got, want)
+	}
+	if m.writes != 4 || m.flushes != 1 {
+		t.Errorf("writes = %d, flushes = %d; want 4 and 1", m.writes, m.flushes)
+	}
+	if err := w.Buffer(Event{ID: "a\nb"}); !errors.Is(err, ErrInvalidField) {
+		t.Errorf("Buffer with a line break in the id = %v, want ErrInvalidField", err)
+	}
+	if err := w.Buffer(Event{Name: "a\rb"}); !errors.Is(err, ErrInvalidField) {
+		t.Errorf("Buffer with a line break in the name = %v, want ErrInvalidField", err)
+	}
+	if m.writes != 4 {
+		t.Errorf("an invalid event was written (%d writes)", m.writes)
+	}
+	f := &failWriter{memWriter{header: make(http.Header)}}
+	if err := NewWriter(f).Buffer(Event{Data: []byte("x")}); !errors.Is(err, errBroken) {
+		t.Errorf("Buffer on a failing writer = %v, want an error wrapping %v", err, errBroken)
+	}
+	rw := struct{ http.ResponseWriter }{newMemWriter()}
+	if err := NewWriter(rw).Buffer(Event{Data: []byte("x")}); err != nil {
+		t.Errorf("Buffer on a writer that cannot flush = %v, want nil", err)
+	}
+}
+
 func TestWriterWithoutFlusher(t *testing.T) {
 	rw := struct{ http.ResponseWriter }{newMemWriter()}
 	w := NewWriter(rw)

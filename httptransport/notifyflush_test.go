@@ -1,0 +1,182 @@
+package httptransport
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// flushCounter counts the flushes reaching a response, as the writer of a
+// middleware that passes them on.
+type flushCounter struct {
+	http.ResponseWriter
+	n *atomic.Int64
+}
+
+func (f *flushCounter) Flush() {
+	f.n.Add(1)
+	_ = http.NewResponseController(f.ResponseWriter).Flush()
+}
+
+func (f *flushCounter) Unwrap() http.ResponseWriter { return f.ResponseWriter }
+
+// countFlushes starts a server whose responses count their flushes in n.
+func countFlushes(t *testing.T, e *testEngine, opts *Options, n *atomic.Int64) *server {
+	return startServer(t, e, opts, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			next.ServeHTTP(&flushCounter{ResponseWriter: w, n: n}, r)
+		})
+	}, false)
+}
+
+// progressCall2026 is a 2026-07-28 call of the progress tool sending
+// count notifications.
+func progressCall2026(count int) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"progress","arguments":{"count":%d},%s}}`, count, metaWithToken(`"p"`))
+}
+
+// TestNotificationsCoalesced: a call's burst of notifications and its answer
+// reach the client whole and in order in one flush, where each used to
+// take a write and a flush of its own (ten progress notifications cost
+// more than the call), and in one flush each when NotificationFlushDelay is
+// negative.
+func TestNotificationsCoalesced(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		delay   time.Duration
+		flushes int64
+	}{
+		{"coalesced", time.Hour, 1},
+		{"each at once", -1, 11},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var n atomic.Int64
+			s := countFlushes(t, newTestEngine(), &Options{NotificationFlushDelay: tc.delay}, &n)
+			h := modernHeaders("tools/call")
+			h.Set("Mcp-Name", "progress")
+			resp, body := s.do("POST", h, progressCall2026(10))
+			if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
+				t.Fatalf("status %d, type %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+			}
+			msgs := messages(t, events(t, body))
+			if len(msgs) != 11 {
+				t.Fatalf("got %d messages, want 10 notifications and the answer: %s", len(msgs), body)
+			}
+			for i, m := range msgs[:10] {
+				if m.Method != "notifications/progress" || !strings.Contains(string(m.Params), fmt.Sprintf(`"progress":%d,`, i+1)) {
+					t.Errorf("message %d: %s %s", i, m.Method, m.Params)
+				}
+			}
+			if last := msgs[10]; last.ID.Raw() != "1" || last.Result == nil {
+				t.Errorf("answer: %+v", last)
+			}
+			if got := n.Load(); got != tc.flushes {
+				t.Errorf("flushes = %d, want %d", got, tc.flushes)
+			}
+		})
+	}
+}
+
+// TestPendingNotificationFlushedAfterDelay: a notification followed by
+// silence reaches the client after NotificationFlushDelay, not with the
+// call's next message: the tool waits for the test to have read it.
+func TestPendingNotificationFlushedAfterDelay(t *testing.T) {
+	e := newTestEngine()
+	e.gate = make(chan struct{})
+	var n atomic.Int64
+	s := countFlushes(t, e, &Options{NotificationFlushDelay: 20 * time.Millisecond, HeaderFlushDelay: time.Hour, KeepAlive: time.Hour}, &n)
+	h := modernHeaders("tools/call")
+	h.Set("Mcp-Name", "progress")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	r := newSSEReader(t, s.open(ctx, "POST", h, progressCall2026(2)).Body) // fails at 10 s if it never comes
+	if m := r.nextMessage(); m.Method != "notifications/progress" || !strings.Contains(string(m.Params), `"progress":1,`) {
+		t.Fatalf("first message %s %s", m.Method, m.Params)
+	}
+	if got := n.Load(); got != 1 {
+		t.Errorf("flushes before the second notification = %d, want 1 (the delayed one)", got)
+	}
+	close(e.gate)
+	if m := r.nextMessage(); m.Method != "notifications/progress" {
+		t.Fatalf("second message %s", m.Method)
+	}
+	if m := r.nextMessage(); m.Result == nil {
+		t.Fatalf("answer %+v", m)
+	}
+}
+
+// TestServerRequestFlushesPending: a request to the client goes out at once
+// with the notifications waiting before it, however long the delay: the
+// handler now waits for the client's answer, which needs the request.
+func TestServerRequestFlushesPending(t *testing.T) {
+	e := newTestEngine()
+	var n atomic.Int64
+	s := countFlushes(t, e, &Options{NotificationFlushDelay: time.Hour}, &n)
+	sid := s.initialize(Version20251125)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	resp := s.open(ctx, "POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"sample","arguments":{"count":3}}}`)
+	r := newSSEReader(t, resp.Body)
+	for i := range 3 {
+		if m := r.nextMessage(); m.Method != "notifications/message" {
+			t.Fatalf("message %d: %s", i, m.Method)
+		}
+	}
+	req := r.nextMessage()
+	if req.Method != "sampling/createMessage" {
+		t.Fatalf("got %s", req.Method)
+	}
+	answer := `{"jsonrpc":"2.0","id":` + req.ID.Raw() + `,"result":{"role":"assistant","content":{"type":"text","text":"hi"},"model":"m"}}`
+	if resp, body := s.do("POST", sessionHeaders(sid, Version20251125), answer); resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("answer: %d %s", resp.StatusCode, body)
+	}
+	if final := r.nextMessage(); final.ID.Raw() != "5" {
+		t.Errorf("final %+v", final)
+	}
+}
+
+// TestHeldStreamsFlushAtOnce: held streams flush every notification at
+// once whatever NotificationFlushDelay says: a listen's acknowledgement
+// and list changes, held by the engine or blocking it, and a 2025-11-25
+// session's GET stream, all kept on the handler (DisableHijack), where a
+// response buffers what it is given.
+func TestHeldStreamsFlushAtOnce(t *testing.T) {
+	opts := &Options{NotificationFlushDelay: time.Hour, KeepAlive: time.Hour, HeaderFlushDelay: time.Hour, DisableHijack: true}
+	for _, hold := range []bool{false, true} {
+		t.Run(fmt.Sprintf("listen hold=%v", hold), func(t *testing.T) {
+			e := newTestEngine()
+			e.hold = hold
+			s := startServer(t, e, opts, nil, false)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			r := newSSEReader(t, s.open(ctx, "POST", modernHeaders("subscriptions/listen"), `{"jsonrpc":"2.0","id":"L1","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},`+meta+`}}`).Body)
+			if m := r.nextMessage(); m.Method != "notifications/subscriptions/acknowledged" {
+				t.Fatalf("first message %s", m.Method)
+			}
+			e.broadcast()
+			if m := r.nextMessage(); m.Method != "notifications/tools/list_changed" {
+				t.Fatalf("second message %s", m.Method)
+			}
+		})
+	}
+	t.Run("2025-11-25 GET", func(t *testing.T) {
+		e := newTestEngine()
+		s := startServer(t, e, opts, nil, false)
+		sid := s.initialize(Version20251125)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		resp := s.open(ctx, "GET", getHeaders(sid, Version20251125), "") // attached once its headers are here
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET: %d", resp.StatusCode)
+		}
+		r := newSSEReader(t, resp.Body)
+		e.broadcast()
+		if m := r.nextMessage(); m.Method != "notifications/tools/list_changed" {
+			t.Fatalf("got %s", m.Method)
+		}
+	})
+}
