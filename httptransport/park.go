@@ -74,6 +74,13 @@ func (h *Handler) park(w http.ResponseWriter, r *http.Request, st *stream, gone 
 	if w.Header().Get("Content-Encoding") != "" {
 		return false // compressed by middleware (set when the headers went out)
 	}
+	// Hijack drops what net/http's buffer holds: notifications deferred
+	// before the stream is parked (NotificationFlushDelay; a resumed call
+	// stream between attach and park) go out first.
+	st.flushPendingLocked()
+	if st.w != w { // the flush failed: the client is gone
+		return false
+	}
 	watch := h.watchServer(r)
 	// Registered before the hijack, under the lock that Shutdown and the
 	// server hook take, so that no stream is parked behind their backs.
