@@ -32,11 +32,16 @@ func (f *flushCounter) Unwrap() http.ResponseWriter { return f.ResponseWriter }
 
 // countFlushes starts a server whose responses count their flushes in n.
 func countFlushes(t *testing.T, e *testEngine, opts *Options, n *atomic.Int64) *server {
+	return countFlushesH2(t, e, opts, n, false)
+}
+
+// countFlushesH2 is countFlushes, over HTTP/2 (TLS) when h2 is set.
+func countFlushesH2(t *testing.T, e *testEngine, opts *Options, n *atomic.Int64, h2 bool) *server {
 	return startServer(t, e, opts, func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			next.ServeHTTP(&flushCounter{ResponseWriter: w, n: n}, r)
 		})
-	}, false)
+	}, h2)
 }
 
 // progressCall2026 is a 2026-07-28 call of the progress tool sending
@@ -54,19 +59,21 @@ func TestNotificationsCoalesced(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		delay   time.Duration
+		h2      bool
 		flushes int64
 	}{
-		{"coalesced", time.Hour, 1},
-		{"each at once", -1, 11},
+		{"coalesced", time.Hour, false, 1},
+		{"coalesced HTTP/2", time.Hour, true, 1},
+		{"each at once", -1, false, 11},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var n atomic.Int64
-			s := countFlushes(t, newTestEngine(), &Options{NotificationFlushDelay: tc.delay}, &n)
+			s := countFlushesH2(t, newTestEngine(), &Options{NotificationFlushDelay: tc.delay}, &n, tc.h2)
 			h := modernHeaders("tools/call")
 			h.Set("Mcp-Name", "progress")
 			resp, body := s.do("POST", h, progressCall2026(10))
-			if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
-				t.Fatalf("status %d, type %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+			if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" || tc.h2 && resp.ProtoMajor != 2 {
+				t.Fatalf("status %d, type %q, %s", resp.StatusCode, resp.Header.Get("Content-Type"), resp.Proto)
 			}
 			msgs := messages(t, events(t, body))
 			if len(msgs) != 11 {
