@@ -31,6 +31,11 @@
 // stream; a 2026-07-28 call's connection answers them itself (the client is
 // there while the call's request is open), so a long call is not cut.
 //
+// The SDK logs three Info lines for every connection it serves, and the
+// engine serves each call on a connection of its own: a server whose
+// ServerOptions.Logger logs at Info gets them for every call, unless its
+// handler is wrapped in FilterConnectionLogs.
+//
 // The caller's identity from package auth (package identity) reaches tool
 // handlers as req.Extra.TokenInfo, with the HTTP header as req.Extra.Header.
 package gosdk
