@@ -47,8 +47,14 @@ type sessions struct{ httptransport.SessionStore }
 // handler gets the Store without its SessionRelay.
 func startInstance(t *testing.T, name string, relay bool) *instance {
 	t.Helper()
-	inst := &instance{name: name}
 	store, _ := newStore(t, &redisstore.Options{Prefix: testPrefix(t)})
+	return startInstanceOn(t, name, relay, store)
+}
+
+// startInstanceOn is startInstance on store, which the test closes.
+func startInstanceOn(t *testing.T, name string, relay bool, store *redisstore.Store) *instance {
+	t.Helper()
+	inst := &instance{name: name}
 	var shared httptransport.SessionStore = store
 	if !relay {
 		shared = sessions{store}
@@ -127,7 +133,13 @@ func roundRobinProxy(t *testing.T, insts []*instance) string {
 // connects a 2025-11-25 client to it that answers sampling requests.
 func twoInstances(t *testing.T, relay bool) ([]*instance, *mcp.ClientSession) {
 	t.Helper()
-	insts := []*instance{startInstance(t, "one", relay), startInstance(t, "two", relay)}
+	return connectRoamer(t, []*instance{startInstance(t, "one", relay), startInstance(t, "two", relay)})
+}
+
+// connectRoamer puts insts behind a round-robin proxy and connects the
+// client twoInstances describes.
+func connectRoamer(t *testing.T, insts []*instance) ([]*instance, *mcp.ClientSession) {
+	t.Helper()
 	endpoint := roundRobinProxy(t, insts)
 	client := mcp.NewClient(&mcp.Implementation{Name: "roamer", Version: "1"}, &mcp.ClientOptions{
 		CreateMessageHandler: func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
@@ -171,6 +183,14 @@ func textOf(t *testing.T, res *mcp.CallToolResult) string {
 // client's DELETE, both instances answer 404 for the session.
 func TestTwoInstances(t *testing.T) {
 	insts, cs := twoInstances(t, true)
+	checkTwoInstances(t, insts, cs)
+}
+
+// checkTwoInstances checks what TestTwoInstances says of insts, two
+// instances with the relay, serving cs's session through a round-robin
+// proxy.
+func checkTwoInstances(t *testing.T, insts []*instance, cs *mcp.ClientSession) {
+	t.Helper()
 	ctx := ctx5(t)
 	served := map[string]int{}
 	for i := range 6 {

@@ -75,11 +75,20 @@ func data(name string, n int) string {
 // were dropped for its bound (the newest always kept), after
 // SessionClosed, and an out-of-order index refused.
 func TestEventsLikeMemory(t *testing.T) {
+	s, _ := newStore(t, &redisstore.Options{MaxBytesPerSession: scriptBound})
+	checkEventsLikeMemory(t, s)
+}
+
+// scriptBound is the MaxBytesPerSession checkEventsLikeMemory expects:
+// three events of 10 bytes, as both stores count them.
+const scriptBound = 3 * (10 + 128)
+
+// checkEventsLikeMemory runs TestEventsLikeMemory's script on s, whose
+// bound is scriptBound, and on a MemoryEventStore, comparing each step.
+func checkEventsLikeMemory(t *testing.T, s httptransport.EventStore) {
+	t.Helper()
 	ctx := ctx5(t)
-	const each = 10 + 128 // an event of 10 bytes, as both stores count it
-	max := 3 * each
-	s, _ := newStore(t, &redisstore.Options{MaxBytesPerSession: max})
-	mem := httptransport.NewMemoryEventStore(&httptransport.MemoryEventStoreOptions{MaxBytesPerSession: max})
+	mem := httptransport.NewMemoryEventStore(&httptransport.MemoryEventStoreOptions{MaxBytesPerSession: scriptBound})
 	a := func(stream string, index int, d string) eventOp {
 		return eventOp{stream: stream, index: index, data: d}
 	}

@@ -60,20 +60,9 @@ func startRedis(path string) (stop func(), err error) {
 	_ = ln.Close()
 	cmd := exec.Command(path, "--save", "", "--appendonly", "no", "--port", strconv.Itoa(port), "--bind", "127.0.0.1")
 	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
+	exited, stop, err := startProcess(cmd, &out)
+	if err != nil {
 		return nil, err
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	stop = func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-exited:
-		case <-time.After(5 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
 	}
 	redisAddr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	client := redis.NewClient(&redis.Options{Addr: redisAddr})
@@ -97,6 +86,27 @@ func startRedis(path string) (stop func(), err error) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// startProcess starts cmd with its output going to out, and returns a
+// channel closed when it has exited and a stop that interrupts it and
+// waits, killing it after 5 s.
+func startProcess(cmd *exec.Cmd, out *strings.Builder) (exited <-chan struct{}, stop func(), err error) {
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		return nil, nil, err
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	return done, func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	}, nil
 }
 
 // newClient returns a client of its own on the test server, closed at
