@@ -318,3 +318,32 @@ func (s *faultStore) Delete(ctx context.Context, id string) error {
 	}
 	return s.MemorySessionStore.Delete(ctx, id)
 }
+
+// reportClosed makes srv (not started yet) report the remote address of
+// each connection it closes on the returned channel.
+func reportClosed(srv *httptest.Server) <-chan string {
+	closed := make(chan string, 64)
+	srv.Config.ConnState = func(c net.Conn, st http.ConnState) {
+		if st == http.StateClosed {
+			closed <- c.RemoteAddr().String()
+		}
+	}
+	return closed
+}
+
+// waitClosed waits up to 10 s for the server to close the connection whose
+// client end is addr, failing with why.
+func waitClosed(t *testing.T, closed <-chan string, addr, why string) {
+	t.Helper()
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case got := <-closed:
+			if got == addr {
+				return
+			}
+		case <-timeout:
+			t.Fatal(why)
+		}
+	}
+}

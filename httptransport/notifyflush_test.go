@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -254,4 +257,136 @@ func TestPendingNotificationSurvivesPark(t *testing.T) {
 			}
 		})
 	}
+}
+
+// stallListener hands out connections whose writes the test can stall.
+type stallListener struct {
+	net.Listener
+	mu    sync.Mutex
+	conns map[string]*stallConn // by remote address
+}
+
+func (l *stallListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	sc := &stallConn{Conn: c, closed: make(chan struct{})}
+	l.mu.Lock()
+	l.conns[c.RemoteAddr().String()] = sc
+	l.mu.Unlock()
+	return sc, nil
+}
+
+func (l *stallListener) stall(remote string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	c := l.conns[remote]
+	if c == nil {
+		return false
+	}
+	c.mu.Lock()
+	c.stalled = true
+	c.mu.Unlock()
+	return true
+}
+
+// stallConn, once stalled, is a client that stopped reading with its
+// window full: a write waits for the write deadline, or for ever without
+// one (until the connection is closed).
+type stallConn struct {
+	net.Conn
+	mu       sync.Mutex
+	stalled  bool
+	deadline time.Time
+	closed   chan struct{}
+	once     sync.Once
+}
+
+func (c *stallConn) SetWriteDeadline(t time.Time) error {
+	c.mu.Lock()
+	c.deadline = t
+	c.mu.Unlock()
+	return c.Conn.SetWriteDeadline(t)
+}
+
+func (c *stallConn) SetDeadline(t time.Time) error {
+	c.mu.Lock()
+	c.deadline = t
+	c.mu.Unlock()
+	return c.Conn.SetDeadline(t)
+}
+
+func (c *stallConn) Write(b []byte) (int, error) {
+	c.mu.Lock()
+	stalled, d := c.stalled, c.deadline
+	c.mu.Unlock()
+	if !stalled {
+		return c.Conn.Write(b)
+	}
+	var expired <-chan time.Time
+	if !d.IsZero() {
+		expired = time.After(time.Until(d))
+	}
+	select {
+	case <-expired:
+		return 0, os.ErrDeadlineExceeded
+	case <-c.closed:
+		return 0, net.ErrClosed
+	}
+}
+
+func (c *stallConn) Close() error {
+	c.once.Do(func() { close(c.closed) })
+	return c.Conn.Close()
+}
+
+// TestPendingNotificationFlushedUnderDeadline: a 2025-11-25 call whose
+// notification waits for its flush is cancelled (notifications/cancelled)
+// while its client has stopped reading. The stream ends without a final
+// write; what waits is flushed under the per-write deadline as the
+// response detaches, and the connection is let go. Left to net/http after
+// the handler returned, it would be written with no deadline in force
+// (the server's WriteTimeout is lifted for streams), holding the
+// connection's goroutine for as long as the client does not read.
+func TestPendingNotificationFlushedUnderDeadline(t *testing.T) {
+	e := newTestEngine()
+	h := New(e, &Options{NotificationFlushDelay: time.Hour, WriteTimeout: 200 * time.Millisecond, KeepAlive: -1})
+	srv := httptest.NewUnstartedServer(h)
+	ln := &stallListener{Listener: srv.Listener, conns: map[string]*stallConn{}}
+	srv.Listener = ln
+	closed := reportClosed(srv)
+	srv.Start()
+	t.Cleanup(func() {
+		srv.CloseClientConnections() // a stalled write waits for its connection's close
+		_ = h.Shutdown(context.Background())
+		srv.Close()
+	})
+	s := &server{t: t, url: srv.URL + "/mcp", client: srv.Client(), h: h, engine: e, srv: srv}
+	sid := s.initialize(Version20251125)
+
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body := `{"jsonrpc":"2.0","id":"w","method":"tools/call","params":{"name":"notewait","arguments":{"text":"w"}}}`
+	req := fmt.Sprintf("POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"+
+		"Mcp-Session-Id: %s\r\nMcp-Protocol-Version: %s\r\nContent-Length: %d\r\n\r\n%s", srv.Listener.Addr(), sid, Version20251125, len(body), body)
+	if _, err := conn.Write([]byte(req)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-e.started: // the notification is written, waiting for its flush
+	case <-time.After(5 * time.Second):
+		t.Fatal("the call did not start")
+	}
+	if !ln.stall(conn.LocalAddr().String()) {
+		t.Fatal("the call's connection is unknown")
+	}
+	if resp, _ := s.do("POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"w"}}`); resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("cancelled: %d", resp.StatusCode)
+	}
+	<-e.cancelled
+	waitClosed(t, closed, conn.LocalAddr().String(), "10 s after its call was cancelled, the connection of a client that stopped reading is still held (per-write deadline 200 ms)")
 }

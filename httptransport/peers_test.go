@@ -152,12 +152,7 @@ func TestStalledReaderOfLiftedAnswers(t *testing.T) {
 	h := New(newTestEngine(), &Options{WriteTimeout: 300 * time.Millisecond})
 	srv := httptest.NewUnstartedServer(h)
 	srv.Config.WriteTimeout = time.Second
-	closed := make(chan string, 64)
-	srv.Config.ConnState = func(c net.Conn, st http.ConnState) {
-		if st == http.StateClosed {
-			closed <- c.RemoteAddr().String()
-		}
-	}
+	closed := reportClosed(srv)
 	srv.Start()
 	t.Cleanup(func() {
 		_ = h.Shutdown(context.Background())
@@ -179,17 +174,7 @@ func TestStalledReaderOfLiftedAnswers(t *testing.T) {
 			}
 		}
 	}()
-	timeout := time.After(10 * time.Second)
-	for {
-		select {
-		case addr := <-closed:
-			if addr == conn.LocalAddr().String() {
-				return
-			}
-		case <-timeout:
-			t.Fatal("10 s after a client stopped reading its answers, the server still holds its connection (per-write deadline 300 ms, server WriteTimeout 1 s)")
-		}
-	}
+	waitClosed(t, closed, conn.LocalAddr().String(), "10 s after a client stopped reading its answers, the server still holds its connection (per-write deadline 300 ms, server WriteTimeout 1 s)")
 }
 
 // TestH2GetStreamFirstByte: over HTTP/2 a 2025-era GET stream with nothing

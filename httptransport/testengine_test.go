@@ -18,6 +18,7 @@ import (
 //   - "progress" sends arguments.count progress notifications, waiting on
 //     gate (when set) before each one after the first;
 //   - "slow" blocks until its context ends and reports that on cancelled;
+//   - "notewait" sends a log message, then does as slow;
 //   - "sample" sends arguments.count log messages, then asks the client
 //     sampling/createMessage and returns the answer;
 //   - "remember" reports on started, waits for gate, then changes the
@@ -150,6 +151,15 @@ func (e *testEngine) tool(ctx context.Context, call *Call) (*jsonrpc.Message, er
 		<-ctx.Done()
 		e.cancelled <- p.Arguments.Text
 		e.sendErrs <- call.Send(context.Background(), jsonrpc.NewNotification("notifications/message", json.RawMessage(`{"level":"info","data":"late"}`)))
+		return nil, ctx.Err()
+	case "notewait":
+		// One notification, then waits for its context like slow.
+		if err := call.Send(ctx, jsonrpc.NewNotification("notifications/message", json.RawMessage(`{"level":"info","data":"waiting"}`))); err != nil {
+			return nil, err
+		}
+		e.started <- p.Arguments.Text
+		<-ctx.Done()
+		e.cancelled <- p.Arguments.Text
 		return nil, ctx.Err()
 	case "remember":
 		// Waits for the gate, then changes the session's state.
