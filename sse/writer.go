@@ -57,7 +57,14 @@ func (w *Writer) WriteEvent(e Event) error {
 	if err := w.Buffer(e); err != nil {
 		return err
 	}
-	return w.flush(e)
+	what := "event"
+	if e.IsComment {
+		what = "comment"
+	}
+	if err := w.rc.Flush(); err != nil {
+		return fmt.Errorf("sse: flush %s: %w", what, err)
+	}
+	return nil
 }
 
 // Buffer encodes e and writes it as WriteEvent does, without flushing:
@@ -110,17 +117,6 @@ func (w *Writer) SetWriteDeadline(t time.Time) error {
 		return nil
 	}
 	return fmt.Errorf("sse: set write deadline: %w", err)
-}
-
-// flush flushes the event (or comment) e just written.
-func (w *Writer) flush(e Event) error {
-	if err := w.rc.Flush(); err != nil {
-		if e.IsComment {
-			return fmt.Errorf("sse: flush comment: %w", err)
-		}
-		return fmt.Errorf("sse: flush event: %w", err)
-	}
-	return nil
 }
 
 // write writes the encoded block in w.buf, unflushed.
