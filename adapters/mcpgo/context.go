@@ -1,0 +1,80 @@
+package mcpgo
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// callKey carries what the engine knows of a call into mcp-go's handlers.
+type callKey struct{}
+
+type callInfo struct {
+	header    http.Header
+	sessionID string
+}
+
+// SessionID returns the mcpmount session id (the Mcp-Session-Id of a
+// 2025-era client, the sessionId of a 2024-11-05 one) of the request a
+// handler serves, or "" for 2026-07-28 and stateless requests. The
+// ClientSession mcp-go puts in the context has an id of its own for every
+// call (mcp-go keys its in-flight requests by session id and request id);
+// per-session tools and resources (MCPServer.AddSessionTool and the like)
+// and SendNotificationToSpecificClient take this id.
+func SessionID(ctx context.Context) string {
+	if ci, ok := ctx.Value(callKey{}).(*callInfo); ok {
+		return ci.sessionID
+	}
+	return ""
+}
+
+// Header returns the HTTP header of the request a handler serves, or nil.
+// The engine also puts it in the Header field of the requests of tool,
+// prompt and resource handlers, which mcp-go fills only from its own HTTP
+// servers.
+func Header(ctx context.Context) http.Header {
+	if ci, ok := ctx.Value(callKey{}).(*callInfo); ok {
+		return ci.header
+	}
+	return nil
+}
+
+// installHeaderMiddleware adds the middleware that fills the requests'
+// Header for tool, prompt and resource handlers. mcp-go fills it from an
+// unexported context key that only its own HTTP servers set; middleware is
+// its supported way to change a request before the handler. Middleware
+// added before NewEngine runs first and sees the field still empty.
+func installHeaderMiddleware(srv *server.MCPServer) {
+	srv.Use(func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if len(req.Header) == 0 {
+				if h := Header(ctx); h != nil {
+					req.Header = h
+				}
+			}
+			return next(ctx, req)
+		}
+	})
+	server.WithPromptHandlerMiddleware(func(next server.PromptHandlerFunc) server.PromptHandlerFunc {
+		return func(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			if len(req.Header) == 0 {
+				if h := Header(ctx); h != nil {
+					req.Header = h
+				}
+			}
+			return next(ctx, req)
+		}
+	})(srv)
+	server.WithResourceHandlerMiddleware(func(next server.ResourceHandlerFunc) server.ResourceHandlerFunc {
+		return func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+			if len(req.Header) == 0 {
+				if h := Header(ctx); h != nil {
+					req.Header = h
+				}
+			}
+			return next(ctx, req)
+		}
+	})(srv)
+}
