@@ -39,6 +39,12 @@ type fixture struct {
 // newFixture serves the fixture's server; wrap (nil for none) builds the
 // router around the MCP endpoint.
 func newFixture(t *testing.T, wrap func(http.Handler) http.Handler) *fixture {
+	return newFixtureWith(t, wrap, nil)
+}
+
+// newFixtureWith is newFixture with the transport's options (nil for the
+// defaults).
+func newFixtureWith(t *testing.T, wrap func(http.Handler) http.Handler, opts *httptransport.Options) *fixture {
 	t.Helper()
 	f := &fixture{started: make(chan string, 8), cancelled: make(chan string, 8), gates: map[string]chan struct{}{}}
 	f.srv = server.NewMCPServer("fixture", "1.0.0",
@@ -52,7 +58,12 @@ func newFixture(t *testing.T, wrap func(http.Handler) http.Handler) *fixture {
 	})
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	f.engine = mcpgo.NewEngine(f.srv, &mcpgo.Options{Logger: quiet})
-	h := httptransport.New(f.engine, &httptransport.Options{Logger: quiet})
+	o := httptransport.Options{}
+	if opts != nil {
+		o = *opts
+	}
+	o.Logger = quiet
+	h := httptransport.New(f.engine, &o)
 	var handler http.Handler = h
 	if wrap != nil {
 		handler = wrap(h)
