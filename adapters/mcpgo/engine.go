@@ -58,7 +58,10 @@ var (
 )
 
 // NewEngine returns an Engine serving srv. It adds middleware to srv that
-// fills the Header of tool, prompt and resource requests (see Header), and
+// fills the Header of tool, prompt and resource requests (see Header) and
+// lets their handlers answer with a JSON-RPC error of their choosing (an
+// error wrapping a *jsonrpc.Error; mcp-go alone makes every error -32603),
+// and
 // registers one session of its own with srv, which sees tool-list changes
 // for Describe (srv's session hooks see it too). Call Close when done.
 func NewEngine(srv *server.MCPServer, opts *Options) *Engine {
@@ -74,7 +77,7 @@ func NewEngine(srv *server.MCPServer, opts *Options) *Engine {
 		e.logger = opts.Logger
 	}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
-	installHeaderMiddleware(srv)
+	installMiddleware(srv)
 	e.startWatcher()
 	return e
 }
@@ -124,12 +127,19 @@ func (e *Engine) Serve(ctx context.Context, call *httptransport.Call) (*jsonrpc.
 		return e.serveListen(ctx, call, s, raw)
 	}
 	defer s.pipe.close() // a panic in the handler, recovered by the transport
-	resp := e.server.HandleMessage(e.handlerContext(ctx, s, call), raw)
+	hctx := e.handlerContext(ctx, s, call)
+	resp := e.server.HandleMessage(hctx, raw)
 	s.pipe.close() // every notification out before the answer
 	if call.Session != nil {
 		e.saveChanges(call.Session, s)
 	}
-	return fromMCP(resp, call.Request.ID)
+	m, err := fromMCP(resp, call.Request.ID)
+	if err == nil && m.Error != nil && m.Error.Code == jsonrpc.CodeInternalError {
+		if je := hctx.Value(callKey{}).(*callInfo).handlerError(); je != nil {
+			return jsonrpc.NewError(call.Request.ID, je), nil
+		}
+	}
+	return m, err
 }
 
 // callSession builds the session a call runs with: its session's state for

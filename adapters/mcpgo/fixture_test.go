@@ -2,6 +2,7 @@ package mcpgo_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +19,7 @@ import (
 	"github.com/mcpmount/mcpmount/adapters/mcpgo"
 	"github.com/mcpmount/mcpmount/httptransport"
 	"github.com/mcpmount/mcpmount/identity"
+	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
 // wait bounds every wait of the tests.
@@ -127,6 +129,12 @@ func (f *fixture) addTools() {
 			}
 		}
 		return mcp.NewToolResultText("logged"), nil
+	})
+	f.srv.AddTool(mcp.NewTool("refuse"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return nil, fmt.Errorf("refusing: %w", &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "bad input", Data: json.RawMessage(`{"why":"test"}`)})
+	})
+	f.srv.AddTool(mcp.NewTool("fail"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return nil, errors.New("plain failure")
 	})
 	f.srv.AddTool(mcp.NewTool("sample", mcp.WithString("prompt")), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		res, err := f.srv.RequestSampling(ctx, mcp.CreateMessageRequest{CreateMessageParams: mcp.CreateMessageParams{
