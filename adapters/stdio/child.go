@@ -276,7 +276,7 @@ func (c *child) progress(msg *jsonrpc.Message) {
 	p := c.tokens[key]
 	c.mu.Unlock()
 	if p == nil {
-		c.cfg.logger.Debug("stdio: progress from the child for no call waiting", "token", quote(string(head.Token), 60))
+		c.cfg.logger.Debug("stdio: progress from the child for no call waiting", "params", quote(string(msg.Params), 200))
 		return
 	}
 	params, err := setMember(msg.Params, "progressToken", p.token)

@@ -95,7 +95,7 @@ func (l *logs) find(msg string, ok func(map[string]string) bool) []logRecord {
 // wait waits for a record with this message whose attrs satisfy ok.
 func (l *logs) wait(t *testing.T, msg string, ok func(map[string]string) bool) logRecord {
 	t.Helper()
-	deadline := time.After(30 * time.Second)
+	deadline := time.After(5 * time.Second)
 	for {
 		l.mu.Lock()
 		ch := l.changed
@@ -106,6 +106,11 @@ func (l *logs) wait(t *testing.T, msg string, ok func(map[string]string) bool) l
 		select {
 		case <-ch:
 		case <-deadline:
+			l.mu.Lock()
+			for _, r := range l.records {
+				t.Logf("log: %s %v", r.msg, r.attrs)
+			}
+			l.mu.Unlock()
 			t.Fatalf("no log record %q within 30 s", msg)
 		}
 	}
