@@ -32,7 +32,19 @@ type session struct {
 	opened bool
 	next   int64
 	routed map[string]routedReq // requests of the child's sent to the stream, by our id's key
+	early  []earlyReq           // requests of the child's before the session opened
 }
+
+// earlyReq is a request a session's child sent before the session was
+// open here (roots/list right after initialization, say): it goes to the
+// session's stream once it opens.
+type earlyReq struct {
+	c   *child
+	msg *jsonrpc.Message
+}
+
+// maxEarly bounds the requests held for a session not open yet.
+const maxEarly = 16
 
 // routedReq is a request of a child's sent to a client.
 type routedReq struct {
@@ -76,6 +88,8 @@ func (e *Engine) OpenSession(ctx context.Context, sess *httptransport.Session, o
 	if s.reap != nil {
 		s.reap.Stop()
 	}
+	early := s.early
+	s.early = nil
 	if e.cfg.perSession && s.sup == nil {
 		if params := storedInit(sess); params != nil {
 			// Opened here after another instance (or an earlier copy)
@@ -84,6 +98,9 @@ func (e *Engine) OpenSession(ctx context.Context, sess *httptransport.Session, o
 		}
 	}
 	s.mu.Unlock()
+	for _, r := range early {
+		s.request(r.c, r.msg)
+	}
 	e.mu.Lock()
 	if e.closed {
 		e.mu.Unlock()
@@ -211,14 +228,19 @@ func (s *session) notify(_ *child, msg *jsonrpc.Message) {
 // request implements owner for a session's own child: the request goes
 // to the session's one call in flight that can take it; with none, or
 // more than one, to the session's standalone stream, whose answer comes
-// back through Reply. A session not open yet gets nothing: the request is
-// refused.
+// back through Reply. Requests that come before the session is open
+// here wait for it (maxEarly of them).
 func (s *session) request(c *child, msg *jsonrpc.Message) {
 	if calls := c.inFlight(); len(calls) == 1 {
 		c.routeToCall(calls[0], msg)
 		return
 	}
 	s.mu.Lock()
+	if !s.opened && len(s.early) < maxEarly {
+		s.early = append(s.early, earlyReq{c, msg})
+		s.mu.Unlock()
+		return
+	}
 	box := s.box
 	s.next++
 	ours := jsonrpc.StringID("mcpmount-s" + strconv.FormatInt(s.next, 10))
