@@ -18,8 +18,27 @@ var errNoResponse = errors.New("mcpgo: the server gave no response")
 // message, with the request's own id (mcp-go's decoding of the id turns
 // numbers into float64).
 func fromMCP(resp mcp.JSONRPCMessage, id jsonrpc.ID) (*jsonrpc.Message, error) {
-	if resp == nil {
+	switch r := resp.(type) {
+	case nil:
 		return nil, errNoResponse
+	case mcp.JSONRPCResponse:
+		// Only the result is encoded: encoding the envelope and decoding
+		// it again would give the same message, slower.
+		raw, err := json.Marshal(r.Result)
+		if err != nil {
+			return nil, fmt.Errorf("mcpgo: encoding the result: %w", err)
+		}
+		return jsonrpc.NewResponse(id, raw), nil
+	case mcp.JSONRPCError:
+		e := &jsonrpc.Error{Code: int64(r.Error.Code), Message: r.Error.Message}
+		if r.Error.Data != nil {
+			raw, err := json.Marshal(r.Error.Data)
+			if err != nil {
+				return nil, fmt.Errorf("mcpgo: encoding the error's data: %w", err)
+			}
+			e.Data = raw
+		}
+		return jsonrpc.NewError(id, e), nil
 	}
 	data, err := json.Marshal(resp)
 	if err != nil {

@@ -40,6 +40,7 @@ type Engine struct {
 	ctx    context.Context // ends with Close
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // listens and sessions open here
+	work   *workers
 
 	mu      sync.Mutex
 	closed  bool
@@ -77,6 +78,7 @@ func NewEngine(srv *server.MCPServer, opts *Options) *Engine {
 		e.logger = opts.Logger
 	}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
+	e.work = newWorkers(e.ctx)
 	installMiddleware(srv)
 	e.startWatcher()
 	return e
@@ -92,6 +94,7 @@ func (e *Engine) Close() error {
 	e.mu.Unlock()
 	e.cancel()
 	e.wg.Wait()
+	e.work.wait()
 	e.descMu.Lock()
 	w := e.watcher
 	e.watcher = nil
@@ -114,17 +117,41 @@ func (e *Engine) nextID(base string) string {
 // Serve implements httptransport.Engine: mcp-go handles the call with a
 // ClientSession of the call's own, whose notifications go to the call's
 // stream and nowhere else, all of them, in order, before the answer.
-func (e *Engine) Serve(ctx context.Context, call *httptransport.Call) (*jsonrpc.Message, error) {
+func (e *Engine) Serve(ctx context.Context, call *httptransport.Call) (m *jsonrpc.Message, err error) {
+	if call.Modern() && call.Request.Method == string(mcp.MethodSubscriptionsListen) {
+		raw, s, err := e.prepare(ctx, call)
+		if err != nil {
+			return nil, err
+		}
+		return e.serveListen(ctx, call, s, raw)
+	}
+	if call.Session == nil {
+		return e.serve(ctx, call)
+	}
+	// The transport runs a session's calls on goroutines of their own
+	// (see workers).
+	e.work.run(func() { m, err = e.serve(ctx, call) })
+	return m, err
+}
+
+// prepare encodes the call's request for mcp-go and builds its session.
+func (e *Engine) prepare(ctx context.Context, call *httptransport.Call) ([]byte, *session, error) {
 	raw, err := call.Request.Encode()
 	if err != nil {
-		return nil, fmt.Errorf("mcpgo: encoding the request: %w", err)
+		return nil, nil, fmt.Errorf("mcpgo: encoding the request: %w", err)
 	}
 	s, err := e.callSession(ctx, call)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if call.Modern() && call.Request.Method == string(mcp.MethodSubscriptionsListen) {
-		return e.serveListen(ctx, call, s, raw)
+	return raw, s, nil
+}
+
+// serve has mcp-go handle a call other than a listen.
+func (e *Engine) serve(ctx context.Context, call *httptransport.Call) (*jsonrpc.Message, error) {
+	raw, s, err := e.prepare(ctx, call)
+	if err != nil {
+		return nil, err
 	}
 	defer s.pipe.close() // a panic in the handler, recovered by the transport
 	hctx := e.handlerContext(ctx, s, call)
@@ -151,12 +178,12 @@ func (e *Engine) callSession(ctx context.Context, call *httptransport.Call) (*se
 	base := ""
 	if call.Session != nil {
 		base = call.Session.ID
-		st, err := loadState(call.Session)
+		s.long = e.long(call.Session.ID)
+		st, err := callState(call.Session, s.long)
 		if err != nil {
 			return nil, err
 		}
 		s.st = st
-		s.long = e.long(call.Session.ID)
 	} else if !call.Modern() {
 		s.st.ProtocolVersion = call.Version
 	}
@@ -346,7 +373,7 @@ func (e *Engine) ResourceUpdated(uri string) {
 		}}
 		s.pipe.reserve()
 		select {
-		case s.pipe.ch <- n:
+		case s.pipe.channel() <- n:
 		default: // the pipe closed meanwhile
 		}
 	}

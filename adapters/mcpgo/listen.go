@@ -3,6 +3,7 @@ package mcpgo
 import (
 	"context"
 	"encoding/json"
+	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -14,13 +15,15 @@ import (
 // registered with the server (MCPServer.RegisterSession, under the
 // session's own id) so that mcp-go's broadcasts reach it; mcp-go filters
 // them by what the client asked for. Every message is tagged with the
-// subscription id, and the acknowledgement goes first. Once it is out, and
-// if it grants anything, the transport holds the stream (ErrHold).
+// subscription id, and the acknowledgement goes first.
 //
-// mcp-go's listen handler blocks until the request's context ends, so a
-// held listen keeps that one goroutine (docs/engines-mcpgo.md gives its
-// cost); the engine's goroutine that carries notifications runs only while
-// there are some.
+// mcp-go's listen handler records the subscription on the session, sends
+// the acknowledgement, then blocks until its context ends. Once the
+// acknowledgement is out, and if it grants anything, the engine freezes
+// the session (what mcp-go does to it from then on, undoing the
+// subscription as its handler returns, is ignored), ends the handler, and
+// returns ErrHold: the transport holds the stream, and an idle listen
+// costs no goroutine. The session stays registered until the stream ends.
 func (e *Engine) serveListen(ctx context.Context, call *httptransport.Call, s *session, raw []byte) (*jsonrpc.Message, error) {
 	s.kind = kindListen
 	subID := json.RawMessage(call.Request.ID.Raw())
@@ -61,32 +64,40 @@ func (e *Engine) serveListen(ctx context.Context, call *httptransport.Call, s *s
 	e.listens[s] = struct{}{}
 	e.wg.Add(1) // under mu: never concurrent with Close's Wait
 	e.mu.Unlock()
+	var once sync.Once
+	end := func() { // the listen is over here
+		once.Do(func() {
+			e.server.UnregisterSession(context.WithoutCancel(ctx), s.id)
+			e.dropListen(s)
+			s.pipe.close()
+			e.wg.Done()
+		})
+	}
 	if err := e.server.RegisterSession(ctx, s); err != nil {
 		e.dropListen(s)
 		e.wg.Done()
 		return nil, err
 	}
 	hctx, cancel := context.WithCancel(ctx)
-	stop := context.AfterFunc(e.ctx, cancel) // Close ends it
-	respC := make(chan *jsonrpc.Message, 1)
+	respC := make(chan mcp.JSONRPCMessage, 1)
 	go func() {
-		defer e.wg.Done()
 		defer cancel()
-		defer stop()
-		resp := e.server.HandleMessage(e.handlerContext(hctx, s, call), raw)
-		e.server.UnregisterSession(context.WithoutCancel(ctx), s.id)
-		e.dropListen(s)
-		s.pipe.close()
+		respC <- e.server.HandleMessage(e.handlerContext(hctx, s, call), raw)
+	}()
+	select {
+	case <-acked:
+		s.frozen.Store(true) // before the handler's end undoes the subscription
+		cancel()
+		<-respC // the handler's answer: the transport sends the final one
+		context.AfterFunc(ctx, end)
+		context.AfterFunc(e.ctx, end)
+		return nil, httptransport.ErrHold
+	case resp := <-respC:
+		end()
 		m, err := fromMCP(resp, call.Request.ID)
 		if err != nil {
 			m = jsonrpc.NewError(call.Request.ID, jsonrpc.Errorf(jsonrpc.CodeInternalError, "internal error"))
 		}
-		respC <- m
-	}()
-	select {
-	case <-acked:
-		return nil, httptransport.ErrHold
-	case m := <-respC:
 		return m, nil
 	}
 }

@@ -19,14 +19,15 @@ const pipeSize = 16
 // That call is reserve: it waits for room, so that the send that follows
 // always finds some and nothing is dropped; a sender that outpaces the
 // consumer waits for it instead. A goroutine hands the notifications to
-// sink, in order, while there are any; an idle pipe has none.
+// sink, in order, while there are any; an idle pipe has none. The
+// channels are made on first use: most calls send no notification.
 type pipe struct {
-	ch    chan mcp.JSONRPCNotification
-	slots chan struct{} // one token per notification reserved and not yet consumed
-	stop  chan struct{} // closed by close: reserve no longer waits
-	sink  func(mcp.JSONRPCNotification)
+	sink func(mcp.JSONRPCNotification)
 
 	mu      sync.Mutex
+	ch      chan mcp.JSONRPCNotification
+	slots   chan struct{} // one token per notification reserved and not yet consumed
+	stop    chan struct{} // closed by close: reserve no longer waits
 	pending int  // reserved and not yet received
 	running bool // a drain goroutine runs
 	closed  bool
@@ -34,18 +35,33 @@ type pipe struct {
 }
 
 func newPipe(sink func(mcp.JSONRPCNotification)) *pipe {
-	return &pipe{
-		ch:    make(chan mcp.JSONRPCNotification, pipeSize),
-		slots: make(chan struct{}, pipeSize),
-		stop:  make(chan struct{}),
-		sink:  sink,
+	return &pipe{sink: sink}
+}
+
+// makeLocked makes the channels if need be; the caller holds mu.
+func (p *pipe) makeLocked() {
+	if p.ch == nil {
+		p.ch = make(chan mcp.JSONRPCNotification, pipeSize)
+		p.slots = make(chan struct{}, pipeSize)
+		p.stop = make(chan struct{})
 	}
+}
+
+// channel returns the channel mcp-go sends to.
+func (p *pipe) channel() chan mcp.JSONRPCNotification {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.makeLocked()
+	return p.ch
 }
 
 // reserve waits until the channel has room for one more notification, and
 // makes sure a goroutine will take it out. Once the pipe is closed it
 // returns at once: what is sent then may be dropped.
 func (p *pipe) reserve() {
+	p.mu.Lock()
+	p.makeLocked()
+	p.mu.Unlock()
 	select {
 	case p.slots <- struct{}{}:
 	case <-p.stop:
@@ -104,6 +120,7 @@ func (p *pipe) close() {
 		return
 	}
 	p.closed = true
+	p.makeLocked() // a send after close finds a channel, and maybe room
 	close(p.stop)
 	p.mu.Unlock()
 	p.drained.Wait()

@@ -21,7 +21,7 @@ type requests struct {
 }
 
 func newRequests(send func(context.Context, *jsonrpc.Message) error, replies <-chan *jsonrpc.Message) *requests {
-	return &requests{send: send, replies: replies, pending: make(map[string]chan *jsonrpc.Message)}
+	return &requests{send: send, replies: replies}
 }
 
 // do sends method with params and decodes the client's answer into result.
@@ -35,6 +35,9 @@ func (r *requests) do(ctx context.Context, method string, params, result any) er
 	r.next++
 	id := jsonrpc.Int64ID(r.next)
 	ch := make(chan *jsonrpc.Message, 1)
+	if r.pending == nil {
+		r.pending = make(map[string]chan *jsonrpc.Message)
+	}
 	r.pending[id.Key()] = ch
 	r.mu.Unlock()
 	defer func() {

@@ -43,6 +43,7 @@ type session struct {
 	reqs *requests // nil where no request can be sent
 
 	initialized atomic.Bool
+	frozen      atomic.Bool // a held listen's: its filter and subscriptions stay as acknowledged
 
 	mu        sync.Mutex
 	st        sessionState
@@ -51,6 +52,10 @@ type session struct {
 	tools     map[string]server.ServerTool
 	resources map[string]server.ServerResource
 	templates map[string]server.ServerResourceTemplate
+
+	// A long session's cache of its stored state, decoded, for its calls.
+	cacheRaw []byte
+	cacheSt  sessionState
 }
 
 var (
@@ -74,7 +79,7 @@ var (
 func (s *session) SessionID() string { return s.id }
 
 // NotificationChannel implements server.ClientSession.
-func (s *session) NotificationChannel() chan<- mcp.JSONRPCNotification { return s.pipe.ch }
+func (s *session) NotificationChannel() chan<- mcp.JSONRPCNotification { return s.pipe.channel() }
 
 // Initialize implements server.ClientSession.
 func (s *session) Initialize() {
@@ -96,6 +101,9 @@ func (s *session) UpgradeToSSEWhenReceiveNotification() { s.pipe.reserve() }
 // update applies f to the session's view, to the stored state when a call
 // ends, and to the session's registered copy.
 func (s *session) update(f func(*sessionState)) {
+	if s.frozen.Load() {
+		return
+	}
 	s.mu.Lock()
 	f(&s.st)
 	if s.kind == kindCall {
@@ -213,6 +221,9 @@ func (s *session) IsSubscribedToResource(uri string) bool {
 
 // SetSubscriptionFilter implements server.SessionWithSubscriptionFilter.
 func (s *session) SetSubscriptionFilter(filter mcp.SubscriptionFilter) {
+	if s.frozen.Load() {
+		return
+	}
 	s.mu.Lock()
 	s.filter = filter
 	s.mu.Unlock()

@@ -1,6 +1,7 @@
 package mcpgo
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -34,6 +35,30 @@ func loadState(sess *httptransport.Session) (sessionState, error) {
 	if err := json.Unmarshal(raw, &st); err != nil {
 		return st, fmt.Errorf("mcpgo: decoding the state of session %q: %w", truncate(sess.ID), err)
 	}
+	return st, nil
+}
+
+// callState is loadState for a call of sess, whose registered copy here
+// (nil if none) keeps the last decoding: calls of a session mostly find
+// its state as the last one left it.
+func callState(sess *httptransport.Session, long *session) (sessionState, error) {
+	raw := sess.State()
+	if long != nil {
+		long.mu.Lock()
+		if long.cacheRaw != nil && bytes.Equal(long.cacheRaw, raw) {
+			st := long.cacheSt.clone()
+			long.mu.Unlock()
+			return st, nil
+		}
+		long.mu.Unlock()
+	}
+	st, err := loadState(sess)
+	if err != nil || long == nil || len(raw) == 0 {
+		return st, err
+	}
+	long.mu.Lock()
+	long.cacheRaw, long.cacheSt = bytes.Clone(raw), st.clone()
+	long.mu.Unlock()
 	return st, nil
 }
 
