@@ -1,0 +1,39 @@
+//go:build mcpgo
+
+// This file adds the mcpmount-mcpgo server: the same mcp-go
+// *server.MCPServer as the mcp-go row (NewMCPGoServer), served by
+// httptransport through adapters/mcpgo. It is behind the mcpgo build tag
+// until bench/go.mod requires adapters/mcpgo (a module of its own) and
+// Variants lists it; see docs/engines-mcpgo.md for how it was measured.
+
+package bench
+
+import (
+	"strconv"
+	"sync/atomic"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	mcpgoengine "github.com/mcpmount/mcpmount/adapters/mcpgo"
+	"github.com/mcpmount/mcpmount/httptransport"
+)
+
+// MCPMountMCPGo is the name of the mcpmount-mcpgo variant.
+const MCPMountMCPGo = "mcpmount-mcpgo"
+
+// MCPMountMCPGoVariant returns the variant serving mcp-go's server
+// through mcpmount's transport.
+func MCPMountMCPGoVariant() Variant {
+	return Variant{Name: MCPMountMCPGo, New: func(Mode) *Instance {
+		s := NewMCPGoServer()
+		e := mcpgoengine.NewEngine(s, &mcpgoengine.Options{Logger: quiet})
+		h := httptransport.New(e, &httptransport.Options{Logger: quiet})
+		var n atomic.Int64
+		return &Instance{Handler: h, Broadcast: func() {
+			s.AddTool(mcpgo.NewTool("extra"+strconv.FormatInt(n.Add(1), 10)), echoMCPGo)
+		}, Close: func() {
+			shutdown(h)
+			_ = e.Close()
+		}}
+	}}
+}
