@@ -28,8 +28,8 @@ type pipe struct {
 	ch      chan mcp.JSONRPCNotification
 	slots   chan struct{} // one token per notification reserved and not yet consumed
 	stop    chan struct{} // closed by close: reserve no longer waits
-	pending int  // reserved and not yet received
-	running bool // a drain goroutine runs
+	pending int           // reserved and not yet received
+	running bool          // a drain goroutine runs
 	closed  bool
 	drained sync.WaitGroup // the drain goroutine
 }
