@@ -89,16 +89,13 @@ func headerParams(schema map[string]any, path []string) []httptransport.HeaderPa
 }
 
 // startWatcher registers the engine's own session with the server: it
-// takes mcp-go's broadcasts, and a tool-list change drops the cached
-// description.
+// takes mcp-go's broadcasts, and any of them (a list change, mostly)
+// drops the cached description, at once, on the goroutine that changed
+// the list: a request that follows sees the change.
 func (e *Engine) startWatcher() {
-	w := &session{id: e.tag + "-watcher", kind: kindWatcher}
+	w := &session{id: e.tag + "-watcher", kind: kindWatcher, onNotify: e.Refresh}
 	w.initialized.Store(true)
-	w.pipe = newPipe(func(n mcp.JSONRPCNotification) {
-		if n.Method == mcp.MethodNotificationToolsListChanged {
-			e.Refresh()
-		}
-	})
+	w.pipe = newPipe(func(mcp.JSONRPCNotification) {})
 	if err := e.server.RegisterSession(e.ctx, w); err != nil {
 		e.logger.Warn("mcpgo: registering the tool watcher failed; call Refresh after changing tools", "error", err)
 		return

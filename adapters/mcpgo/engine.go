@@ -293,6 +293,7 @@ func (e *Engine) OpenSession(ctx context.Context, sess *httptransport.Session, o
 		box.send(m)
 	})
 	s.reqs = newRequests(out.Send, nil)
+	s.reqs.done = ctx.Done()
 
 	e.mu.Lock()
 	if e.closed {

@@ -3,6 +3,7 @@ package mcpgo
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -14,6 +15,7 @@ import (
 type requests struct {
 	send    func(context.Context, *jsonrpc.Message) error
 	replies <-chan *jsonrpc.Message // a call's answers; nil when they come through deliver
+	done    <-chan struct{}         // closed when the session ends: nothing will answer
 
 	mu      sync.Mutex
 	next    int64
@@ -63,9 +65,14 @@ func (r *requests) do(ctx context.Context, method string, params, result any) er
 			r.deliver(m)
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-r.done: // nil for calls, whose ctx ends with them
+			return errSessionEnded
 		}
 	}
 }
+
+// errSessionEnded fails a request whose session ended before its answer.
+var errSessionEnded = errors.New("mcpgo: the session ended")
 
 // deliver hands the client's answer to the request waiting for it; an
 // answer nobody waits for is dropped.

@@ -44,6 +44,7 @@ type session struct {
 
 	initialized atomic.Bool
 	frozen      atomic.Bool // a held listen's: its filter and subscriptions stay as acknowledged
+	onNotify    func()      // called as mcp-go is about to send a notification (the watcher's)
 
 	mu        sync.Mutex
 	st        sessionState
@@ -96,7 +97,12 @@ func (s *session) Initialized() bool { return s.initialized.Load() }
 // UpgradeToSSEWhenReceiveNotification implements
 // server.SessionWithStreamableHTTPConfig: mcp-go calls it right before
 // each send to the notification channel, and it waits for room there.
-func (s *session) UpgradeToSSEWhenReceiveNotification() { s.pipe.reserve() }
+func (s *session) UpgradeToSSEWhenReceiveNotification() {
+	if s.onNotify != nil {
+		s.onNotify()
+	}
+	s.pipe.reserve()
+}
 
 // update applies f to the session's view, to the stored state when a call
 // ends, and to the session's registered copy.
