@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/mcpmount/mcpmount/httptransport"
@@ -141,7 +142,17 @@ func (e *Engine) Serve(ctx context.Context, call *httptransport.Call) (*jsonrpc.
 	case "resources/subscribe", "resources/unsubscribe":
 		return e.subscribeSession(ctx, call)
 	}
+	if hiddenMethod(m.Method) {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: "+m.Method+" (the tasks capability is not offered)")
+	}
 	return e.forward(ctx, e.shared, call, m.Params)
+}
+
+// hiddenMethod reports the methods of a capability the shared child has
+// but clients are not offered (sharedCaps): tasks, which every client
+// could list and cancel.
+func hiddenMethod(method string) bool {
+	return strings.HasPrefix(method, "tasks/")
 }
 
 // forward runs the call's request on sup's child and returns the answer

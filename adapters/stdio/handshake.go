@@ -67,6 +67,12 @@ func (c *child) initialize(ctx context.Context, params json.RawMessage) error {
 		return fmt.Errorf("stdio: initialize: %w", err)
 	}
 	if resp.Error != nil {
+		c.mu.Lock()
+		gone := c.gone
+		c.mu.Unlock()
+		if gone != nil {
+			return fmt.Errorf("stdio: initialize: %w", gone)
+		}
 		return resp.Error
 	}
 	var res struct {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -128,7 +129,6 @@ type fixture struct {
 	url    string
 	engine *stdio.Engine
 	logs   *logs
-	pids   []int // every shared child pid seen, checked gone at cleanup
 }
 
 func newFixture(t *testing.T, opts *stdio.Options) *fixture {
@@ -146,7 +146,6 @@ func newFixture(t *testing.T, opts *stdio.Options) *fixture {
 		t.Fatalf("New: %v", err)
 	}
 	f.engine = e
-	f.pids = append(f.pids, e.Pid())
 	h := httptransport.New(e, nil)
 	srv := httptest.NewServer(h)
 	f.url = srv.URL + "/mcp"
@@ -159,9 +158,6 @@ func newFixture(t *testing.T, opts *stdio.Options) *fixture {
 		srv.Close()
 		if err := e.Close(); err != nil {
 			t.Errorf("Close: %v", err)
-		}
-		for _, r := range f.logs.find("stdio: MCP server started", nil) {
-			_ = r // every child the engine started is logged with its pid
 		}
 		for _, pid := range f.startedPids() {
 			assertGone(t, pid)
@@ -183,9 +179,9 @@ func (f *fixture) startedPids() []string {
 // and waited for, so it is not left a zombie either).
 func assertGone(t *testing.T, pid string) {
 	t.Helper()
-	n := 0
-	for _, c := range pid {
-		n = n*10 + int(c-'0')
+	n, err := strconv.Atoi(pid)
+	if err != nil {
+		t.Fatalf("pid %q: %v", pid, err)
 	}
 	if err := syscall.Kill(n, 0); !errors.Is(err, syscall.ESRCH) {
 		t.Errorf("child pid %d still exists after Close (kill 0: %v)", n, err)
@@ -219,3 +215,13 @@ func text(res *mcp.CallToolResult) string {
 
 // eras are the protocol versions the tests drive, one client each.
 var eras = []string{httptransport.Version20260728, httptransport.Version20251125, httptransport.Version20250618, httptransport.Version20250326}
+
+// serve serves h on loopback until the test ends, and returns its URL.
+func serve(t *testing.T, h *httptransport.Handler) string {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv.URL + "/mcp"
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

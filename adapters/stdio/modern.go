@@ -23,6 +23,14 @@ func (e *Engine) serveModern(ctx context.Context, call *httptransport.Call) (*js
 		return e.discover(ctx, m.ID)
 	case "subscriptions/listen":
 		return e.serveListen(ctx, call)
+	case "initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe":
+		// Removed at 2026-07-28 (subscriptions/listen replaces the
+		// subscriptions): the shared child must not get them.
+		// https://modelcontextprotocol.io/specification/2026-07-28/changelog
+		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: "+m.Method+" does not exist at 2026-07-28")
+	}
+	if hiddenMethod(m.Method) {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: "+m.Method+" (the tasks capability is not offered)")
 	}
 	params, err := stripModernMeta(m.Params)
 	if err != nil {
