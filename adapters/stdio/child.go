@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mcpmount/mcpmount/httptransport"
 	"github.com/mcpmount/mcpmount/jsonrpc"
@@ -40,6 +41,7 @@ type child struct {
 
 	done     chan struct{} // closed once the child is gone
 	doneOnce sync.Once
+	stopping atomic.Bool // the child is being stopped on purpose (Close)
 
 	initResult json.RawMessage // the child's answer to initialize
 	version    string          // the protocol version it negotiated
@@ -109,7 +111,9 @@ func (c *child) fail(reason error) {
 		close(c.done)
 		for id, p := range pend {
 			msg := errChildGone.Error()
-			if errors.Is(reason, errLineTooLong) {
+			if c.stopping.Load() {
+				msg = "the MCP server is shutting down"
+			} else if errors.Is(reason, errLineTooLong) {
 				msg = fmt.Sprintf("the MCP server process wrote a message over %d bytes and was stopped; it is being restarted", c.cfg.maxLine)
 			}
 			p.ch <- jsonrpc.NewError(jsonrpc.Int64ID(id), jsonrpc.Errorf(jsonrpc.CodeInternalError, msg))

@@ -24,15 +24,17 @@ type session struct {
 	e  *Engine
 	id string
 
-	mu     sync.Mutex
-	box    *outbox // to the session's standalone stream, once open
-	subs   map[string]bool
-	sup    *supervisor // the session's own child (ChildPerSession)
-	reap   *time.Timer // stops sup if the session never opens
-	opened bool
-	next   int64
-	routed map[string]routedReq // requests of the child's sent to the stream, by our id's key
-	early  []earlyReq           // requests of the child's before the session opened
+	mu      sync.Mutex
+	box     *outbox // to the session's standalone stream, once open
+	subs    map[string]bool
+	sup     *supervisor // the session's own child (ChildPerSession)
+	reap    *time.Timer // stops sup if the session never opens
+	opened  bool
+	gen     int         // counts OpenSession calls (a session may open again)
+	unwatch func() bool // stops the watch of the latest OpenSession's ctx
+	next    int64
+	routed  map[string]routedReq // requests of the child's sent to the stream, by our id's key
+	early   []earlyReq           // requests of the child's before the session opened
 }
 
 // earlyReq is a request a session's child sent before the session was
@@ -85,6 +87,8 @@ func (e *Engine) OpenSession(ctx context.Context, sess *httptransport.Session, o
 	}
 	s.mu.Lock()
 	s.box, s.opened = newOutbox(out.Send), true
+	s.gen++
+	gen := s.gen
 	if s.reap != nil {
 		s.reap.Stop()
 	}
@@ -108,10 +112,18 @@ func (e *Engine) OpenSession(ctx context.Context, sess *httptransport.Session, o
 	}
 	e.wg.Add(1)
 	e.mu.Unlock()
-	context.AfterFunc(ctx, func() {
+	unwatch := context.AfterFunc(ctx, func() {
 		defer e.wg.Done()
-		e.dropSession(s)
+		s.mu.Lock()
+		current := s.gen == gen
+		s.mu.Unlock()
+		if current { // not opened again meanwhile, with a new ctx
+			e.dropSession(s)
+		}
 	})
+	s.mu.Lock()
+	s.unwatch = unwatch
+	s.mu.Unlock()
 	return nil
 }
 
@@ -140,7 +152,12 @@ func (s *session) close() {
 	if s.reap != nil {
 		s.reap.Stop()
 	}
+	unwatch := s.unwatch
+	s.unwatch = nil
 	s.mu.Unlock()
+	if unwatch != nil && unwatch() {
+		s.e.wg.Done() // its watch will not run now: Close ends the session
+	}
 	if sup != nil {
 		sup.close()
 	}

@@ -111,3 +111,39 @@ func postModern(t *testing.T, url, method, params string) (int, string) {
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b)
 }
+
+// TestCloseBeforeShutdown: Close returns while sessions are still open
+// (the handler not shut down yet), stops their children too, and the
+// calls that come after it fail rather than hang.
+func TestCloseBeforeShutdown(t *testing.T) {
+	l := newLogs()
+	e, err := stdio.New(context.Background(), everything(t), &stdio.Options{Logger: slog.New(l), ChildPerSession: true, StopTimeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := httptransport.New(e, nil)
+	url := serve(t, h)
+	cs := connect(t, url, httptransport.Version20251125, nil)
+	if _, err := cs.ListTools(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := cs.ListTools(ctx, nil); err == nil {
+		t.Error("a call after Close was served")
+	}
+	cs.Close()
+	if err := h.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	started := l.find("stdio: MCP server started", nil)
+	if len(started) != 2 {
+		t.Fatalf("%d children started, want the shared one and the session's", len(started))
+	}
+	for _, r := range started {
+		assertGone(t, r.attrs["pid"])
+	}
+}

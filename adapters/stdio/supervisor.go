@@ -117,6 +117,7 @@ func (s *supervisor) loop() {
 		select {
 		case <-c.done:
 		case <-s.ctx.Done():
+			c.stopping.Store(true)
 			c.p.stop(s.cfg.stopTimeout)
 			return
 		}
