@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mcpmount/mcpmount/httptransport"
 	"github.com/mcpmount/mcpmount/jsonrpc"
@@ -41,7 +43,8 @@ type child struct {
 
 	done     chan struct{} // closed once the child is gone
 	doneOnce sync.Once
-	stopping atomic.Bool // the child is being stopped on purpose (Close)
+	stopping atomic.Bool    // the child is being stopped on purpose (Close)
+	bg       sync.WaitGroup // answers being written (answer)
 
 	initResult json.RawMessage // the child's answer to initialize
 	version    string          // the protocol version it negotiated
@@ -131,25 +134,40 @@ func (c *child) isGone() bool {
 	}
 }
 
-// send writes msg to the child.
+// send writes msg to the child. A child that does not take a message
+// within stdinTimeout is stuck (or the stream is now cut mid-message): it
+// is killed, and restarted.
 func (c *child) send(msg *jsonrpc.Message) error {
 	msg.JSONRPC = jsonrpc.Version
 	b, err := msg.Encode()
 	if err != nil {
 		return err
 	}
-	return c.p.write(b)
+	err = c.p.write(b, stdinTimeout)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		c.cfg.logger.Error("stdio: the child stopped reading its stdin; killing it", "pid", c.p.pid())
+		c.p.kill()
+	}
+	return err
 }
 
-// answer sends the answer to a request of the child's.
+// stdinTimeout bounds one write to a child's stdin.
+const stdinTimeout = 30 * time.Second
+
+// answer sends the answer to a request of the child's, on a goroutine of
+// its own: it is called from the goroutine that reads the child's stdout,
+// which must never wait for its stdin (a child blocked writing to us would
+// never read it).
 func (c *child) answer(id jsonrpc.ID, result json.RawMessage, rpcErr *jsonrpc.Error) {
 	msg := jsonrpc.NewResponse(id, result)
 	if rpcErr != nil {
 		msg = jsonrpc.NewError(id, rpcErr)
 	}
-	if err := c.send(msg); err != nil {
-		c.cfg.logger.Debug("stdio: answering the child failed", "error", err)
-	}
+	c.bg.Go(func() {
+		if err := c.send(msg); err != nil {
+			c.cfg.logger.Debug("stdio: answering the child failed", "error", err)
+		}
+	})
 }
 
 // roundTrip sends a request to the child under an id of its own, with

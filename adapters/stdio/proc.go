@@ -88,8 +88,8 @@ func closeAll(files ...*os.File) {
 // pid is the child's process id.
 func (p *proc) pid() int { return p.cmd.Process.Pid }
 
-// write sends one message line to the child.
-func (p *proc) write(line []byte) error {
+// write sends one message line to the child, within timeout.
+func (p *proc) write(line []byte, timeout time.Duration) error {
 	p.wmu.Lock()
 	defer p.wmu.Unlock()
 	p.stdinMu.Lock()
@@ -100,6 +100,7 @@ func (p *proc) write(line []byte) error {
 	}
 	buf := make([]byte, 0, len(line)+1)
 	buf = append(append(buf, line...), '\n')
+	_ = p.stdin.SetWriteDeadline(time.Now().Add(timeout))
 	if _, err := p.stdin.Write(buf); err != nil {
 		return fmt.Errorf("stdio: writing to the child: %w", err)
 	}
@@ -121,9 +122,8 @@ func (p *proc) closeStdin() {
 // wait, SIGKILL; then it waits for the process and the readers.
 // https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle#stdio
 func (p *proc) stop(grace time.Duration) {
-	p.wmu.Lock() // no write in progress
-	p.closeStdin()
-	p.wmu.Unlock()
+	p.closeStdin() // a write blocked on a child that does not read fails
+
 	if !p.waitExit(grace) {
 		_ = signalGroup(p.cmd, sigTerm)
 		if !p.waitExit(grace) {
