@@ -2,6 +2,7 @@ package stdio_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -37,6 +38,29 @@ func TestSamplingChildPerSession(t *testing.T) {
 				t.Errorf("the tool got %q, want its own client's answer", got)
 			}
 		})
+	}
+}
+
+// TestSamplingLegacySSE: the same for a 2024-11-05 HTTP+SSE session,
+// which the transport opens (GET) before its initialize.
+func TestSamplingLegacySSE(t *testing.T) {
+	f := newFixture(t, &stdio.Options{ChildPerSession: true, StopTimeout: 500 * time.Millisecond})
+	client := mcp.NewClient(&mcp.Implementation{Name: "sse-client", Version: "1.0.0"}, &mcp.ClientOptions{CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+		return &mcp.CreateMessageResult{Model: "m", Role: "assistant", Content: &mcp.TextContent{Text: "sampled over SSE"}}, nil
+	}})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.SSEClientTransport{Endpoint: f.url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "trigger-sampling-request", Arguments: map[string]any{"prompt": "hi"}})
+	if err != nil {
+		t.Fatalf("trigger-sampling-request: %v", err)
+	}
+	if got := text(res); !strings.Contains(got, "sampled over SSE") {
+		t.Errorf("the tool got %q", got)
 	}
 }
 
@@ -86,6 +110,43 @@ func TestRootsChildPerSession(t *testing.T) {
 		case <-ctx.Done():
 			t.Fatal("the child never got the client's roots")
 		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// TestSamplingTwoCallsInFlight: with two calls of one session running,
+// the child's sampling requests cannot be tied to either, and go to the
+// session's standalone stream; the client's answers come back through it
+// (Reply) and both calls complete.
+func TestSamplingTwoCallsInFlight(t *testing.T) {
+	f := newFixture(t, &stdio.Options{ChildPerSession: true, StopTimeout: 500 * time.Millisecond})
+	started := make(chan struct{}, 8)
+	release := make(chan struct{})
+	cs := connect(t, f.url, httptransport.Version20251125, &mcp.ClientOptions{CreateMessageHandler: func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+		started <- struct{}{}
+		select { // hold both requests until both calls are in flight
+		case <-release:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		return &mcp.CreateMessageResult{Model: "m", Role: "assistant", Content: &mcp.TextContent{Text: "answer"}}, nil
+	}})
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() {
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "trigger-sampling-request", Arguments: map[string]any{"prompt": "hi"}})
+			if err == nil && !strings.Contains(text(res), "answer") {
+				err = fmt.Errorf("result %q", text(res))
+			}
+			errs <- err
+		}()
+	}
+	<-started
+	<-started
+	close(release)
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Error(err)
 		}
 	}
 }
