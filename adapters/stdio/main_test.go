@@ -102,7 +102,7 @@ func (l *logs) find(msg string, ok func(map[string]string) bool) []logRecord {
 // wait waits for a record with this message whose attrs satisfy ok.
 func (l *logs) wait(t *testing.T, msg string, ok func(map[string]string) bool) logRecord {
 	t.Helper()
-	deadline := time.After(5 * time.Second)
+	deadline := time.After(30 * time.Second)
 	for {
 		l.mu.Lock()
 		ch := l.changed
