@@ -176,3 +176,10 @@ func waitFor(t *testing.T, c <-chan string, key string) {
 		}
 	}
 }
+
+// newEchoTool returns a tool named name that answers its name.
+func newEchoTool(name string) (mcp.Tool, server.ToolHandlerFunc) {
+	return mcp.NewTool(name), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText(name), nil
+	}
+}
