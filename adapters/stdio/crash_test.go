@@ -2,6 +2,9 @@ package stdio_test
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -75,5 +78,32 @@ func TestStderrLogged(t *testing.T) {
 	// The everything server says "Starting default (STDIO) server..."
 	if rec.attrs["stderr"] != `"Starting"` || rec.attrs["truncated"] != "true" {
 		t.Errorf("stderr logged as %v, want the first 8 bytes, marked truncated", rec.attrs)
+	}
+}
+
+// TestStderrRateBound: a child that floods its stderr gets at most
+// StderrBytesPerSecond of it logged; the lines past that are counted in
+// one record.
+func TestStderrRateBound(t *testing.T) {
+	l := newLogs()
+	const lines, size, rate = 5000, 100, 10 << 10
+	flood := fmt.Sprintf("for (let i = 0; i < %d; i++) console.error('x'.repeat(%d))", lines, size)
+	_, err := stdio.New(context.Background(), nodeCommand(t, "-e", flood), &stdio.Options{Logger: slog.New(l), StderrBytesPerSecond: rate})
+	if err == nil {
+		t.Fatal("New succeeded with a child that exits")
+	}
+	logged := len(l.find("stdio: child stderr", nil))
+	skipped := 0
+	for _, r := range l.find("stdio: child stderr lines dropped past the rate bound", nil) {
+		n, _ := strconv.Atoi(r.attrs["lines"])
+		skipped += n
+	}
+	// The flood is written well within a second or two, so most of it
+	// is dropped; every line is either logged or counted.
+	if logged == 0 || logged*size > 3*rate {
+		t.Errorf("%d lines of %d bytes logged at a bound of %d bytes a second", logged, size, rate)
+	}
+	if logged+skipped < lines {
+		t.Errorf("%d lines logged and %d counted, of %d written", logged, skipped, lines)
 	}
 }

@@ -63,7 +63,9 @@
 // a backoff that doubles from Options.MinBackoff to Options.MaxBackoff.
 // Calls that arrive meanwhile wait for the new child; while a start has
 // failed they fail at once with its error. The child's stderr is logged
-// line by line, each cut at Options.StderrLineBytes. Close stops every
+// line by line, each cut at Options.StderrLineBytes, at most
+// Options.StderrBytesPerSecond of it (the lines past that are counted).
+// Close stops every
 // child as the stdio transport's shutdown says (stdin closed, then
 // SIGTERM, then SIGKILL, Options.StopTimeout apart, to the child's
 // process group) and waits for each, so none is left a zombie.

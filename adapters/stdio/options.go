@@ -44,6 +44,11 @@ type Options struct {
 	// stderr; the rest of the line is dropped. Default 2 KiB.
 	StderrLineBytes int
 
+	// StderrBytesPerSecond bounds what is logged of the child's stderr
+	// each second; the lines past it are counted and the count logged.
+	// Default 64 KiB.
+	StderrBytesPerSecond int
+
 	// StartTimeout bounds a child's start and initialize handshake.
 	// Default 30 s.
 	StartTimeout time.Duration
@@ -65,6 +70,7 @@ type config struct {
 	perSession       bool
 	maxLine          int
 	stderrLine       int
+	stderrRate       int
 	startTimeout     time.Duration
 	stopTimeout      time.Duration
 	minBack, maxBack time.Duration
@@ -75,6 +81,7 @@ func newConfig(o *Options) config {
 		logger:       slog.Default(),
 		maxLine:      16 << 20,
 		stderrLine:   2 << 10,
+		stderrRate:   64 << 10,
 		startTimeout: 30 * time.Second,
 		stopTimeout:  5 * time.Second,
 		minBack:      100 * time.Millisecond,
@@ -92,6 +99,9 @@ func newConfig(o *Options) config {
 	}
 	if o.StderrLineBytes > 0 {
 		c.stderrLine = o.StderrLineBytes
+	}
+	if o.StderrBytesPerSecond > 0 {
+		c.stderrRate = o.StderrBytesPerSecond
 	}
 	if o.StartTimeout > 0 {
 		c.startTimeout = o.StartTimeout

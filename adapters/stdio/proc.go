@@ -70,7 +70,7 @@ func startProc(c Command, cfg *config, onLine func([]byte), onEnd func(error)) (
 	}()
 	go func() {
 		defer p.readers.Done()
-		p.logStderr(cfg.stderrLine)
+		p.logStderr(cfg.stderrLine, cfg.stderrRate)
 	}()
 	go func() {
 		p.waitErr = cmd.Wait()
@@ -205,30 +205,54 @@ func readLines(r io.Reader, max int, onLine func([]byte)) error {
 	}
 }
 
-// logStderr logs each line of the child's stderr, cut at max bytes.
-func (p *proc) logStderr(max int) {
+// logStderr logs each line of the child's stderr, cut at max bytes, and
+// at most perSecond bytes of lines a second: the lines past that are
+// counted, and the count logged once a line is logged again or stderr
+// ends.
+func (p *proc) logStderr(max, perSecond int) {
 	br := bufio.NewReaderSize(p.stderr, 4<<10)
-	var cur []byte
-	dropped := false
+	var (
+		cur      []byte
+		cut      bool
+		budget   = perSecond
+		refilled = time.Now()
+		skipped  int
+	)
+	reportSkipped := func() {
+		if skipped > 0 {
+			p.logger.Warn("stdio: child stderr lines dropped past the rate bound", "pid", p.pid(), "lines", skipped, "bytes_per_second", perSecond)
+			skipped = 0
+		}
+	}
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if len(cur) < max {
 			room := max - len(cur)
 			if len(chunk) > room {
-				chunk, dropped = chunk[:room], true
+				chunk, cut = chunk[:room], true
 			}
 			cur = append(cur, chunk...)
 		} else if len(chunk) > 0 {
-			dropped = true
+			cut = true
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
 		if line := bytes.TrimRight(cur, "\r\n"); len(line) > 0 {
-			p.logger.Info("stdio: child stderr", "pid", p.pid(), "stderr", quote(string(line), max), "truncated", dropped)
+			if now := time.Now(); now.Sub(refilled) >= time.Second {
+				budget, refilled = perSecond, now
+			}
+			if budget >= len(line) {
+				budget -= len(line)
+				reportSkipped()
+				p.logger.Info("stdio: child stderr", "pid", p.pid(), "stderr", quote(string(line), max), "truncated", cut)
+			} else {
+				skipped++
+			}
 		}
-		cur, dropped = cur[:0], false
+		cur, cut = cur[:0], false
 		if err != nil {
+			reportSkipped()
 			return
 		}
 	}
