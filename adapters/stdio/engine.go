@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mcpmount/mcpmount/httptransport"
 	"github.com/mcpmount/mcpmount/jsonrpc"
@@ -27,6 +28,8 @@ type Engine struct {
 	listens  map[*listen]struct{}
 	subs     map[string]int // resource URI -> subscribers on the shared child
 	wg       sync.WaitGroup // sessions' children being stopped
+
+	children atomic.Int64 // sessions' own children running (ChildPerSession)
 }
 
 var (
@@ -227,8 +230,15 @@ func (e *Engine) Notify(ctx context.Context, sess *httptransport.Session, msg *j
 	if sess == nil || !e.cfg.perSession || msg.Method == "notifications/initialized" {
 		return
 	}
-	if s := e.session(sess.ID); s != nil && s.sup != nil {
-		if c := s.sup.current(); c != nil {
+	s := e.session(sess.ID)
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	sup := s.sup
+	s.mu.Unlock()
+	if sup != nil {
+		if c := sup.current(); c != nil {
 			out := *msg
 			_ = c.send(&out)
 		}

@@ -35,6 +35,11 @@ type Options struct {
 	// stateless calls always use the shared child. See the package doc.
 	ChildPerSession bool
 
+	// MaxSessionChildren bounds the children of ChildPerSession running at
+	// once: a session initialized past it gets -32000, and no session.
+	// Default 32.
+	MaxSessionChildren int
+
 	// MaxLineBytes bounds one line (one JSON-RPC message) the child
 	// writes on stdout. A child that writes a longer line is stopped and
 	// restarted, and its calls in flight fail. Default 16 MiB.
@@ -68,6 +73,7 @@ type Options struct {
 type config struct {
 	logger           *slog.Logger
 	perSession       bool
+	maxChildren      int
 	maxLine          int
 	stderrLine       int
 	stderrRate       int
@@ -80,6 +86,7 @@ func newConfig(o *Options) config {
 	c := config{
 		logger:       slog.Default(),
 		maxLine:      16 << 20,
+		maxChildren:  32,
 		stderrLine:   2 << 10,
 		stderrRate:   64 << 10,
 		startTimeout: 30 * time.Second,
@@ -94,6 +101,9 @@ func newConfig(o *Options) config {
 		c.logger = o.Logger
 	}
 	c.perSession = o.ChildPerSession
+	if o.MaxSessionChildren > 0 {
+		c.maxChildren = o.MaxSessionChildren
+	}
 	if o.MaxLineBytes > 0 {
 		c.maxLine = o.MaxLineBytes
 	}

@@ -150,3 +150,31 @@ func TestSamplingTwoCallsInFlight(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxSessionChildren: past MaxSessionChildren a session's initialize
+// is refused with an error that says why; once a session ends, its place
+// is free.
+func TestMaxSessionChildren(t *testing.T) {
+	f := newFixture(t, &stdio.Options{ChildPerSession: true, MaxSessionChildren: 1, StopTimeout: 300 * time.Millisecond})
+	first := connect(t, f.url, httptransport.Version20251125, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "second", Version: "1.0.0"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: f.url, MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: httptransport.Version20251125})
+	if err == nil || !strings.Contains(err.Error(), "too many sessions") {
+		t.Fatalf("a second session past the bound: %v", err)
+	}
+	first.Close() // DELETE: the session ends, and its child
+	for {
+		cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: f.url, MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: httptransport.Version20251125})
+		if err == nil {
+			cs.Close()
+			return
+		}
+		select { // the first child may still be stopping
+		case <-ctx.Done():
+			t.Fatalf("no session once the first ended: %v", err)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}

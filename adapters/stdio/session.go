@@ -98,7 +98,10 @@ func (e *Engine) OpenSession(ctx context.Context, sess *httptransport.Session, o
 		if params := storedInit(sess); params != nil {
 			// Opened here after another instance (or an earlier copy)
 			// initialized it: a child of its own, told the same.
-			s.startChildLocked(params)
+			if err := s.startChildLocked(params); err != nil {
+				s.mu.Unlock()
+				return err
+			}
 		}
 	}
 	s.mu.Unlock()
@@ -153,13 +156,14 @@ func (s *session) close() {
 		s.reap.Stop()
 	}
 	unwatch := s.unwatch
-	s.unwatch = nil
+	s.unwatch, s.sup = nil, nil
 	s.mu.Unlock()
 	if unwatch != nil && unwatch() {
 		s.e.wg.Done() // its watch will not run now: Close ends the session
 	}
 	if sup != nil {
 		sup.close()
+		s.e.children.Add(-1)
 	}
 }
 
@@ -175,13 +179,24 @@ func storedInit(sess *httptransport.Session) json.RawMessage {
 }
 
 // startChildLocked starts the session's own child, initialized with the
-// client's initialize params. The caller holds s.mu.
-func (s *session) startChildLocked(params json.RawMessage) {
+// client's initialize params, unless Options.MaxSessionChildren are
+// running. The caller holds s.mu.
+func (s *session) startChildLocked(params json.RawMessage) error {
 	e := s.e
+	if n := e.children.Add(1); n > int64(e.cfg.maxChildren) {
+		e.children.Add(-1)
+		e.cfg.logger.Warn("stdio: a session was refused a child of its own: MaxSessionChildren are running", "max", e.cfg.maxChildren)
+		return errTooManyChildren
+	}
 	s.sup = newSupervisor(&e.cfg, s.id, func(ctx context.Context) (*child, error) {
 		return launch(ctx, e.cmd, &e.cfg, s, params)
 	})
+	return nil
 }
+
+// errTooManyChildren refuses a session a child of its own past
+// Options.MaxSessionChildren.
+var errTooManyChildren = jsonrpc.Errorf(jsonrpc.CodeServerError, "mcpmount: too many sessions with a server process of their own; try again later")
 
 // serveOwnChild serves a call of a session with a child of its own
 // (ChildPerSession); initialize starts the child.
@@ -201,8 +216,11 @@ func (e *Engine) serveOwnChild(ctx context.Context, call *httptransport.Call) (*
 			s.mu.Unlock()
 			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "the session is not initialized")
 		}
-		s.startChildLocked(params)
-		if m.Method == "initialize" && !s.opened {
+		if err := s.startChildLocked(params); err != nil {
+			s.mu.Unlock()
+			return nil, err
+		}
+		if !s.opened {
 			s.reap = time.AfterFunc(adoptTimeout, func() {
 				s.mu.Lock()
 				opened := s.opened

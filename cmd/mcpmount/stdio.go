@@ -38,7 +38,7 @@ type stdioFlags struct {
 	maxCalls, maxSessions         int
 	maxSessionsPer, maxStreamsPer int
 	idle, stopTimeout, drain      time.Duration
-	maxLine                       int
+	maxLine, maxChildren          int
 }
 
 func parseStdio(args []string, stderr io.Writer) (*stdioFlags, []string, error) {
@@ -71,6 +71,7 @@ func parseStdio(args []string, stderr io.Writer) (*stdioFlags, []string, error) 
 	fs.IntVar(&f.maxSessionsPer, "max-sessions-per-principal", 0, "bound on one principal's sessions (default: the transport's)")
 	fs.IntVar(&f.maxStreamsPer, "max-streams-per-principal", 0, "bound on one principal's open streams (default: the transport's)")
 	fs.DurationVar(&f.idle, "session-idle-timeout", 0, "end sessions idle this long (default 10m)")
+	fs.IntVar(&f.maxChildren, "max-session-children", 0, "with --child-per-session, bound on the sessions' children running at once (default 32)")
 	fs.IntVar(&f.maxLine, "max-line-bytes", 0, "bound on one message line from the child (default 16 MiB)")
 	fs.DurationVar(&f.stopTimeout, "stop-timeout", 0, "wait after closing the child's stdin, and after SIGTERM (default 5s)")
 	fs.DurationVar(&f.drain, "shutdown-timeout", 10*time.Second, "how long a shutdown lets calls in flight finish")
@@ -119,7 +120,8 @@ func runStdio(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	startCtx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	engine, err := stdio.New(startCtx, cmd, &stdio.Options{
-		Logger: logger, ChildPerSession: f.perSession, MaxLineBytes: f.maxLine, StopTimeout: f.stopTimeout,
+		Logger: logger, ChildPerSession: f.perSession, MaxSessionChildren: f.maxChildren,
+		MaxLineBytes: f.maxLine, StopTimeout: f.stopTimeout,
 	})
 	cancel()
 	if err != nil {
