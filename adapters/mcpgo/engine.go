@@ -189,7 +189,7 @@ func (e *Engine) callSession(ctx context.Context, call *httptransport.Call) (*se
 	}
 	s.id = e.nextID(base)
 	s.initialized.Store(call.Request.Method != string(mcp.MethodInitialize))
-	s.reqs = newRequests(call.Send, call.Replies())
+	s.call = call
 	s.pipe = newPipe(func(n mcp.JSONRPCNotification) {
 		m, err := notificationFromMCP(n)
 		if err != nil {

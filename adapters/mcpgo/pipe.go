@@ -44,6 +44,9 @@ func (p *pipe) makeLocked() {
 		p.ch = make(chan mcp.JSONRPCNotification, pipeSize)
 		p.slots = make(chan struct{}, pipeSize)
 		p.stop = make(chan struct{})
+		if p.closed { // a send after close: reserve does not wait
+			close(p.stop)
+		}
 	}
 }
 
@@ -120,7 +123,10 @@ func (p *pipe) close() {
 		return
 	}
 	p.closed = true
-	p.makeLocked() // a send after close finds a channel, and maybe room
+	if p.ch == nil { // never used: nothing to drain
+		p.mu.Unlock()
+		return
+	}
 	close(p.stop)
 	p.mu.Unlock()
 	p.drained.Wait()

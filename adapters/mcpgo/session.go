@@ -12,6 +12,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcpmount/mcpmount/httptransport"
 )
 
 // sessionKind tells what a session stands for.
@@ -39,8 +41,9 @@ type session struct {
 	id   string
 	kind sessionKind
 	pipe *pipe
-	long *session  // a call's session's registered copy on this instance, if any
-	reqs *requests // nil where no request can be sent
+	long *session            // a call's session's registered copy on this instance, if any
+	reqs *requests           // a long session's; nil where no request can be sent
+	call *httptransport.Call // a call's, whose requests are made when first needed
 
 	initialized atomic.Bool
 	frozen      atomic.Bool // a held listen's: its filter and subscriptions stay as acknowledged
@@ -244,13 +247,25 @@ func (s *session) SubscriptionFilter() (mcp.SubscriptionFilter, bool) {
 	return s.filter, s.kind == kindListen
 }
 
+// requests returns what sends the session's requests to the client, or
+// nil.
+func (s *session) requests() *requests {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.reqs == nil && s.call != nil {
+		s.reqs = newRequests(s.call.Send, s.call.Replies())
+	}
+	return s.reqs
+}
+
 // RequestSampling implements server.SessionWithSampling.
 func (s *session) RequestSampling(ctx context.Context, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
-	if s.reqs == nil {
+	reqs := s.requests()
+	if reqs == nil {
 		return nil, errNoRequests
 	}
 	var res mcp.CreateMessageResult
-	if err := s.reqs.do(ctx, string(mcp.MethodSamplingCreateMessage), req.CreateMessageParams, &res); err != nil {
+	if err := reqs.do(ctx, string(mcp.MethodSamplingCreateMessage), req.CreateMessageParams, &res); err != nil {
 		return nil, err
 	}
 	content, err := mcp.ParseSamplingContent(res.Content)
@@ -263,11 +278,12 @@ func (s *session) RequestSampling(ctx context.Context, req mcp.CreateMessageRequ
 
 // RequestElicitation implements server.SessionWithElicitation.
 func (s *session) RequestElicitation(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
-	if s.reqs == nil {
+	reqs := s.requests()
+	if reqs == nil {
 		return nil, errNoRequests
 	}
 	var res mcp.ElicitationResult
-	if err := s.reqs.do(ctx, string(mcp.MethodElicitationCreate), req.Params, &res); err != nil {
+	if err := reqs.do(ctx, string(mcp.MethodElicitationCreate), req.Params, &res); err != nil {
 		return nil, err
 	}
 	return &res, nil
@@ -275,7 +291,8 @@ func (s *session) RequestElicitation(ctx context.Context, req mcp.ElicitationReq
 
 // ListRoots implements server.SessionWithRoots.
 func (s *session) ListRoots(ctx context.Context, req mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
-	if s.reqs == nil {
+	reqs := s.requests()
+	if reqs == nil {
 		return nil, errNoRequests
 	}
 	var params any = json.RawMessage("{}")
@@ -283,7 +300,7 @@ func (s *session) ListRoots(ctx context.Context, req mcp.ListRootsRequest) (*mcp
 		params = req.Params
 	}
 	var res mcp.ListRootsResult
-	if err := s.reqs.do(ctx, string(mcp.MethodListRoots), params, &res); err != nil {
+	if err := reqs.do(ctx, string(mcp.MethodListRoots), params, &res); err != nil {
 		return nil, err
 	}
 	return &res, nil
