@@ -86,6 +86,11 @@ const codeRequestCancelled = -32800
 
 var errRequestCancelled = jsonrpc.Errorf(codeRequestCancelled, "request cancelled")
 
+// errServerShutdown answers a call that Shutdown ended before it was done
+// (stream.cut): our choice of code, -32000 (implementation-defined server
+// error, JSON-RPC 2.0 section 5.1), so that the client may send it again.
+var errServerShutdown = jsonrpc.Errorf(jsonrpc.CodeServerError, "server shutting down: the request was not completed; send it again")
+
 // writeRPCError answers with status and a JSON-RPC error.
 func writeRPCError(w http.ResponseWriter, status int, id jsonrpc.ID, e *jsonrpc.Error) {
 	writeJSON(w, status, errorBody(id, e))

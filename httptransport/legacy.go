@@ -160,7 +160,7 @@ func (h *Handler) serveLegacyPost(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		st := h.newStream(nil, acceptance{sse: true}, false) // relays all to the event stream
-		st.relay = ls.standalone.sendRaw
+		st.reqID, st.relay = m.ID, ls.standalone.sendRaw
 		// The answer, last, gives the call's quota place back (startCall);
 		// run under st.mu, as relayed is set.
 		st.relayLast = func(data []byte) { ls.standalone.sendRawAfter(data, st.relayed) }

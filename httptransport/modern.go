@@ -78,6 +78,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *reque
 	stop := context.AfterFunc(h.ctx, cancel)
 	st := h.newStream(w, accept, true)
 	st.reqID, st.held = m.ID, listen
+	context.AfterFunc(ctx, st.guard.abort) // a write blocked on the client ends with the call
 	if listen {
 		// A listen's place is its stream: given back as the client sees
 		// it end. A call's is given back when the engine is done with it.

@@ -62,6 +62,8 @@ type stream struct {
 	attachC chan struct{} // closed and replaced when a response detaches
 	doneC   chan struct{} // closed when the stream ends; made on demand (done)
 
+	guard writeGuard // lets a cancelled call end a write blocked on its client
+
 	// Resumability (2025-era sessions with an EventStore).
 	sess    *liveSession
 	id      string // stream id, unique in the session
@@ -244,6 +246,7 @@ func (s *stream) writeEventLocked(e sse.Event, later bool) {
 		_ = s.sw.SetWriteDeadline(time.Now().Add(d))
 	}
 	var err error
+	s.guard.begin(s.sw)
 	switch {
 	case later:
 		err = s.sw.Buffer(e)
@@ -252,6 +255,7 @@ func (s *stream) writeEventLocked(e sse.Event, later bool) {
 	default:
 		err = s.sw.WriteEvent(e)
 	}
+	s.guard.end()
 	if err == nil {
 		if later {
 			s.deferFlushLocked()
@@ -335,7 +339,9 @@ func (s *stream) flushPendingLocked() {
 	if d := s.h.cfg.writeTimeout; d > 0 {
 		_ = s.sw.SetWriteDeadline(time.Now().Add(d))
 	}
+	s.guard.begin(s.sw)
 	err := s.sw.Flush()
+	s.guard.end()
 	if s.h.cfg.writeTimeout > 0 && err == nil {
 		_ = s.sw.SetWriteDeadline(time.Time{})
 	}
@@ -475,7 +481,17 @@ func (s *stream) writeJSONLocked(status int, body []byte) {
 // (a body of the content type it asked for, not a bare 200): an SSE stream
 // with no event if it takes SSE, a JSON-RPC error saying the request was
 // cancelled if it takes only JSON.
+//
+// A call the server abandons is not one the client cancelled: once
+// Shutdown has begun, a call's stream is ended with an error answer
+// (errServerShutdown) instead, on SSE as in JSON, and kept for a client
+// resuming the stream (on another instance, with a shared EventStore), so
+// that the client knows to send the request again.
 func (s *stream) cut() {
+	if s.h.closing.Load() && s.reqID.IsValid() && !s.standalone {
+		s.finish(jsonrpc.NewError(s.reqID, errServerShutdown))
+		return
+	}
 	s.mu.Lock()
 	if s.w != nil && !s.open && !s.ended && !s.standalone && s.relay == nil {
 		if s.accept.sse {

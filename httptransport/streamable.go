@@ -402,6 +402,7 @@ func (h *Handler) startCall(r *http.Request, ls *liveSession, version string, m 
 	// ends with its POST, as a 2026-07-28 call does.
 	ctx, cancel := context.WithCancel(base)
 	stop := context.AfterFunc(parent, cancel)
+	context.AfterFunc(ctx, st.guard.abort) // a write blocked on the client ends with the call
 	owner := h.calls.owner(r.Context())
 	call := &Call{Request: m, Version: version, Header: r.Header.Clone(), out: st, ctx: ctx, cancel: cancel}
 	if ls != nil {
@@ -499,7 +500,7 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, ls *liveSes
 		// Members take what the batch takes: over SSE everything relays,
 		// as JSON only the responses (send drops the rest).
 		sub := h.newStream(nil, acceptance{json: !accept.sse, sse: accept.sse}, false)
-		sub.relay = relay
+		sub.reqID, sub.relay = m.ID, relay
 		if d := h.startCall(r, ls, version, m, sub); d != nil {
 			dones = append(dones, d)
 		}
