@@ -1,7 +1,6 @@
 package auth
 
 import (
-	"encoding/json"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -9,55 +8,16 @@ import (
 	"testing"
 
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/mcpmount/mcpmount/internal/testutil"
 )
-
-// countingLog is a log sink that counts every byte written to it and keeps
-// the first keep bytes, so a flood of logs can be measured without holding
-// it.
-type countingLog struct {
-	mu   sync.Mutex
-	n    int
-	keep int
-	head []byte
-}
-
-func (c *countingLog) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.n += len(p)
-	if room := c.keep - len(c.head); room > 0 {
-		c.head = append(c.head, p[:min(room, len(p))]...)
-	}
-	return len(p), nil
-}
-
-func (c *countingLog) size() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.n
-}
-
-func (c *countingLog) records(t *testing.T) []map[string]any {
-	t.Helper()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var out []map[string]any
-	for _, line := range strings.Split(strings.TrimSpace(string(c.head)), "\n") {
-		var rec map[string]any
-		if err := json.Unmarshal([]byte(line), &rec); err != nil {
-			continue // the last line, cut by keep
-		}
-		out = append(out, rec)
-	}
-	return out
-}
 
 // TestHugeKidLogsBounded: issue 19 item 2. 100 requests each carrying a
 // real signed JWT whose "kid" is 700 KiB wrote 68 MiB of logs; the
 // middleware and the verifier must log such a value cut and quoted, and
 // the whole flood must write less than 1 MiB.
 func TestHugeKidLogsBounded(t *testing.T) {
-	logs := &countingLog{keep: 64 << 10}
+	logs := &testutil.CountingLog{Keep: 64 << 10}
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	f := newFixture(t, func(o *Options) { o.Logger = logger })
 	kid := strings.Repeat("k", 700<<10)
@@ -81,11 +41,11 @@ func TestHugeKidLogsBounded(t *testing.T) {
 	if statuses[http.StatusOK] != 0 {
 		t.Fatalf("a token with an unknown kid was let through: %v", statuses)
 	}
-	if n := logs.size(); n >= 1<<20 {
+	if n := logs.Len(); n >= 1<<20 {
 		t.Fatalf("100 requests with a 700 KiB kid wrote %d bytes of logs, want < 1 MiB", n)
 	}
-	t.Logf("statuses %v, %d bytes of logs", statuses, logs.size())
-	recs := logs.records(t)
+	t.Logf("statuses %v, %d bytes of logs", statuses, logs.Len())
+	recs := logs.Records()
 	if len(recs) == 0 {
 		t.Fatal("the rejections were not logged at all")
 	}
@@ -104,7 +64,7 @@ func TestHugeKidLogsBounded(t *testing.T) {
 // and a terminal escape reach the log quoted (strconv.Quote), so a log
 // viewer shows no forged line and no escape sequence runs.
 func TestRequestValuesQuoted(t *testing.T) {
-	logs := &countingLog{keep: 64 << 10}
+	logs := &testutil.CountingLog{Keep: 64 << 10}
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	f := newFixture(t, func(o *Options) { o.Logger = logger })
 	claims := validClaims("mcp:read")
@@ -116,13 +76,13 @@ func TestRequestValuesQuoted(t *testing.T) {
 		t.Fatalf("token lacking mcp:tools for tools/call: %d, want 403", resp.StatusCode)
 	}
 	var rec map[string]any
-	for _, r := range logs.records(t) {
+	for _, r := range logs.Records() {
 		if r["msg"] == "auth: insufficient scope" {
 			rec = r
 		}
 	}
 	if rec == nil {
-		t.Fatalf("no insufficient-scope record:\n%s", logs.head)
+		t.Fatalf("no insufficient-scope record:\n%s", logs.Head())
 	}
 	for key, want := range map[string]string{
 		"path":    `"/mcp\nforged\x1b[2J"`,
