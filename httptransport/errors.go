@@ -31,15 +31,20 @@ var (
 	// Our choice: a session the store or the engine could not bring up here
 	// is not known to be gone, so no 404 (which makes clients start over).
 	errSessionUnavailable = refusal(http.StatusServiceUnavailable, jsonrpc.CodeServerError, "session temporarily unavailable")
-	errSessionHeader      = refusal(http.StatusBadRequest, jsonrpc.CodeServerError, "Mcp-Session-Id must appear once and hold visible ASCII")
-	errSessionsOff        = refusal(http.StatusMethodNotAllowed, jsonrpc.CodeServerError, "sessions are disabled on this endpoint")
-	errStreamConflict     = refusal(http.StatusConflict, jsonrpc.CodeServerError, "the session's stream is already open")
-	errUnknownEventID     = refusal(http.StatusBadRequest, jsonrpc.CodeServerError, "Last-Event-ID names no stream of this session")
-	errBatchNotAllowed    = refusal(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "batches are accepted only from 2025-03-26 clients")
-	errInitInBatch        = refusal(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "initialize must not be part of a batch")
-	errReinitialize       = refusal(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "session already initialized")
-	errModernGet          = refusal(http.StatusMethodNotAllowed, jsonrpc.CodeServerError, "method not allowed")
-	errModernBody         = refusal(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "a 2026-07-28 body must be one request or notification")
+	// Our choices, 503 with Retry-After: a session that could not be stored
+	// is not announced, and the instance's session bound (Options.MaxSessions,
+	// MaxSessionsPerAddress) had no idle session to end for a new one.
+	errSessionStore     = refusal(http.StatusServiceUnavailable, jsonrpc.CodeServerError, "could not store the session; try again")
+	errInstanceSessions = refusal(http.StatusServiceUnavailable, jsonrpc.CodeServerError, "the server holds as many sessions as it may; try again later")
+	errSessionHeader    = refusal(http.StatusBadRequest, jsonrpc.CodeServerError, "Mcp-Session-Id must appear once and hold visible ASCII")
+	errSessionsOff      = refusal(http.StatusMethodNotAllowed, jsonrpc.CodeServerError, "sessions are disabled on this endpoint")
+	errStreamConflict   = refusal(http.StatusConflict, jsonrpc.CodeServerError, "the session's stream is already open")
+	errUnknownEventID   = refusal(http.StatusBadRequest, jsonrpc.CodeServerError, "Last-Event-ID names no stream of this session")
+	errBatchNotAllowed  = refusal(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "batches are accepted only from 2025-03-26 clients")
+	errInitInBatch      = refusal(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "initialize must not be part of a batch")
+	errReinitialize     = refusal(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "session already initialized")
+	errModernGet        = refusal(http.StatusMethodNotAllowed, jsonrpc.CodeServerError, "method not allowed")
+	errModernBody       = refusal(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "a 2026-07-28 body must be one request or notification")
 )
 
 // httpError is a refusal with its HTTP status and JSON-RPC error.
@@ -68,7 +73,7 @@ func errorBody(id jsonrpc.ID, e *jsonrpc.Error) []byte {
 // writeRefusal answers with e's status and its JSON-RPC error, echoing id
 // when it could be read.
 func writeRefusal(w http.ResponseWriter, id jsonrpc.ID, e *httpError) {
-	if e == errSessionUnavailable {
+	if e.status == http.StatusTooManyRequests || e == errSessionUnavailable || e == errSessionStore || e == errInstanceSessions {
 		w.Header().Set("Retry-After", "1")
 	}
 	writeJSON(w, e.status, errorBody(id, e.rpc))

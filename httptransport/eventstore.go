@@ -32,6 +32,11 @@ type MemoryEventStoreOptions struct {
 	// oldest events go first, and with a stream's last event its entry.
 	// Zero means 1 MiB.
 	MaxBytesPerSession int
+
+	// MaxBytes bounds what the store keeps across all sessions, counted
+	// the same way: past it the oldest events of the whole store go first,
+	// whichever session they belong to. Zero means 64 MiB.
+	MaxBytes int
 }
 
 // eventOverhead is what the store counts per event beside its data: the
@@ -39,17 +44,30 @@ type MemoryEventStoreOptions struct {
 // a stream entry, so that a session of many short streams stays bounded.
 const eventOverhead = 128
 
-// MemoryEventStore is the default EventStore: bounded, in memory.
+// MemoryEventStore is the default EventStore: bounded per session and in
+// all, in memory.
 type MemoryEventStore struct {
-	max      int
-	mu       sync.Mutex
-	sessions map[string]*memSession
+	max, maxTotal int
+	mu            sync.Mutex
+	sessions      map[string]*memSession
+	total         int        // bytes held across sessions, counted as max counts them
+	order         []totalRef // append order across sessions, for the bound on all
+	live          int        // events held: order's entries that are not stale
+	seq           uint64     // numbers the events in append order
 }
 
 type memSession struct {
 	streams map[string]*memStream
 	order   []memRef // append order, for eviction
 	bytes   int
+}
+
+// totalRef is an event in the store's order across sessions. It is stale
+// once the event was evicted by its session's own bound or the session
+// closed: its session's oldest event is then a later one.
+type totalRef struct {
+	session string
+	seq     uint64
 }
 
 type memStream struct {
@@ -60,13 +78,17 @@ type memStream struct {
 type memRef struct {
 	stream string
 	size   int
+	seq    uint64
 }
 
 // NewMemoryEventStore returns an empty store; nil opts means defaults.
 func NewMemoryEventStore(opts *MemoryEventStoreOptions) *MemoryEventStore {
-	m := &MemoryEventStore{max: 1 << 20, sessions: make(map[string]*memSession)}
+	m := &MemoryEventStore{max: 1 << 20, maxTotal: 64 << 20, sessions: make(map[string]*memSession)}
 	if opts != nil && opts.MaxBytesPerSession > 0 {
 		m.max = opts.MaxBytesPerSession
+	}
+	if opts != nil && opts.MaxBytes > 0 {
+		m.maxTotal = opts.MaxBytes
 	}
 	return m
 }
@@ -90,23 +112,69 @@ func (m *MemoryEventStore) Append(_ context.Context, session, stream string, ind
 	}
 	st.events = append(st.events, data)
 	size := len(data) + eventOverhead
-	s.order = append(s.order, memRef{stream: stream, size: size})
+	m.seq++
+	s.order = append(s.order, memRef{stream: stream, size: size, seq: m.seq})
 	s.bytes += size
+	m.total += size
+	m.order = append(m.order, totalRef{session: session, seq: m.seq})
+	m.live++
 	for s.bytes > m.max && len(s.order) > 1 {
-		ref := s.order[0]
-		s.order = s.order[1:]
-		s.bytes -= ref.size
-		old := s.streams[ref.stream]
-		old.events[0] = nil
-		old.events = old.events[1:]
-		old.first++
-		if len(old.events) == 0 {
-			// Nothing left to replay: a later event starts the stream's
-			// entry afresh, and After from before it is gone either way.
-			delete(s.streams, ref.stream)
+		m.evictOldest(s)
+	}
+	for m.total > m.maxTotal && len(m.order) > 1 {
+		ref := m.order[0]
+		m.order[0] = totalRef{}
+		m.order = m.order[1:]
+		if old := m.sessions[ref.session]; old != nil && len(old.order) > 0 && old.order[0].seq == ref.seq {
+			m.evictOldest(old)
+			if len(old.order) == 0 {
+				delete(m.sessions, ref.session)
+			}
 		}
 	}
+	// Entries made stale by the sessions' own bounds and closings wait in
+	// the order until the bound on all reaches them: drop them when they
+	// outnumber the events held, so the order stays proportionate.
+	if len(m.order) > 2*m.live+1024 {
+		m.compact()
+	}
 	return nil
+}
+
+// evictOldest drops session s's oldest event, and with a stream's last
+// event its entry.
+func (m *MemoryEventStore) evictOldest(s *memSession) {
+	ref := s.order[0]
+	s.order = s.order[1:]
+	s.bytes -= ref.size
+	m.total -= ref.size
+	m.live--
+	old := s.streams[ref.stream]
+	old.events[0] = nil
+	old.events = old.events[1:]
+	old.first++
+	if len(old.events) == 0 {
+		// Nothing left to replay: a later event starts the stream's
+		// entry afresh, and After from before it is gone either way.
+		delete(s.streams, ref.stream)
+	}
+}
+
+// compact drops the stale entries of the order across sessions.
+func (m *MemoryEventStore) compact() {
+	held := make(map[uint64]bool, m.live)
+	for _, s := range m.sessions {
+		for _, ref := range s.order {
+			held[ref.seq] = true
+		}
+	}
+	order := make([]totalRef, 0, m.live)
+	for _, ref := range m.order {
+		if held[ref.seq] {
+			order = append(order, ref)
+		}
+	}
+	m.order = order
 }
 
 // After implements EventStore.
@@ -131,7 +199,11 @@ func (m *MemoryEventStore) After(_ context.Context, session, stream string, inde
 // SessionClosed implements EventStore.
 func (m *MemoryEventStore) SessionClosed(_ context.Context, session string) error {
 	m.mu.Lock()
-	delete(m.sessions, session)
+	if s := m.sessions[session]; s != nil {
+		m.total -= s.bytes
+		m.live -= len(s.order)
+		delete(m.sessions, session)
+	}
 	m.mu.Unlock()
 	return nil
 }

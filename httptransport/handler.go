@@ -27,7 +27,8 @@ type Handler struct {
 	shutdownC chan struct{}
 	inflight  drainGroup // requests and calls being served
 
-	calls, streams, sessionQ *quota // per-principal bounds (limits.go); nil when unbounded
+	calls, streams, sessionQ *quota        // per-principal bounds (limits.go); nil when unbounded
+	bound                    *sessionBound // the instance's and each address's sessions (sessionbound.go)
 
 	mu              sync.Mutex
 	live            map[string]*liveSession // sessions served by this instance
@@ -45,15 +46,18 @@ type Handler struct {
 
 	noFlush       sync.Once    // logs that held streams are refused (flush.go)
 	foreignWarned atomic.Int64 // when another instance's session was last logged, since created (foreign.go)
+	boundWarned   atomic.Int64 // when a refusal by the session bound was last logged (sessionbound.go)
 	created       time.Time
 }
 
 // New returns a Handler serving engine with the given options; nil opts
 // means defaults. Call Shutdown to end its sessions and streams.
 func New(engine Engine, opts *Options) *Handler {
+	cfg := newConfig(opts)
 	h := &Handler{
 		engine:    engine,
-		cfg:       newConfig(opts),
+		cfg:       cfg,
+		bound:     newSessionBound(cfg.maxSessions, cfg.maxSessionsPerAddr),
 		shutdownC: make(chan struct{}),
 		live:      make(map[string]*liveSession),
 		listens:   make(map[*stream]*Call),

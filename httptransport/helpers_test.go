@@ -277,8 +277,8 @@ func (r *sseReader) nextMessage() *jsonrpc.Message {
 // at once (an outage, not ErrNoSession).
 type faultStore struct {
 	*MemorySessionStore
-	hangGet, hangPut, hangTouch atomic.Bool
-	failGet, failDelete         atomic.Bool
+	hangGet, hangPut, hangTouch  atomic.Bool
+	failGet, failPut, failDelete atomic.Bool
 }
 
 func newFaultStore() *faultStore { return &faultStore{MemorySessionStore: NewMemorySessionStore()} }
@@ -297,9 +297,12 @@ func (s *faultStore) Get(ctx context.Context, id string) (*SessionRecord, error)
 }
 
 func (s *faultStore) Put(ctx context.Context, rec *SessionRecord, ttl time.Duration) error {
-	if s.hangPut.Load() {
+	switch {
+	case s.hangPut.Load():
 		<-ctx.Done()
 		return ctx.Err()
+	case s.failPut.Load():
+		return errStoreDown
 	}
 	return s.MemorySessionStore.Put(ctx, rec, ttl)
 }

@@ -69,7 +69,7 @@ func TestLoneSurrogateIDsApart(t *testing.T) {
 func TestCancelledOutByIDValue(t *testing.T) {
 	h := New(newTestEngine(), nil)
 	defer h.Shutdown(context.Background())
-	ls := h.newLiveSession(&Session{ID: newSessionID(), Version: Version20251125}, "")
+	ls := h.newLiveSession(&Session{ID: newSessionID(), Version: Version20251125}, "", "", nil)
 	for _, tc := range []struct{ sent, named string }{
 		{`"a"`, `"\u0061"`},
 		{`"a<b"`, `"a\u003cb"`},

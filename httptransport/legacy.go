@@ -42,6 +42,13 @@ func (h *Handler) serveLegacyGet(w http.ResponseWriter, r *http.Request) {
 		refuseOverQuota(w, errTooManyStreams)
 		return
 	}
+	addr := h.sessionAddr(r, owner)
+	sessRelease := h.admitSession(r.Context(), addr)
+	if sessRelease == nil {
+		h.streams.give(owner, 1)
+		writeRefusal(w, noID, errInstanceSessions)
+		return
+	}
 	sess := &Session{ID: h.mintSessionID(), Version: Version20241105, Legacy: true}
 	var err error
 	h.withStore(r.Context(), func(ctx context.Context) {
@@ -52,11 +59,12 @@ func (h *Handler) serveLegacyGet(w http.ResponseWriter, r *http.Request) {
 	})
 	if err != nil {
 		h.logError("mcp: storing legacy session failed", "error", logval.Err(err))
+		sessRelease()
 		h.streams.give(owner, 1)
 		writeRefusal(w, noID, refusal(http.StatusInternalServerError, jsonrpc.CodeInternalError, "could not store the session"))
 		return
 	}
-	ls := h.newLiveSession(sess, owner)
+	ls := h.newLiveSession(sess, owner, addr, sessRelease)
 	ls.standalone.eventName = "message"
 	ls, err = h.adopt(ls)
 	if err != nil {

@@ -26,9 +26,13 @@ type liveSession struct {
 	sess  *Session
 	ctx   context.Context // cancelled when the session ends here
 	stop  context.CancelFunc
-	// release gives back the session's place in its principal's quota
-	// (Options.MaxSessionsPerPrincipal) when it ends here; nil if it
-	// holds none. Set before the session is adopted.
+	// addr is the client address pool the session counts in
+	// (Options.MaxSessionsPerAddress), "" for none.
+	addr string
+	// release gives back the session's places in the bounds it counts in
+	// (Options.MaxSessions, MaxSessionsPerAddress,
+	// MaxSessionsPerPrincipal) when it ends here, once; nil if it holds
+	// none.
 	release func()
 
 	// recMu orders the writes of the session's record: a save (check that
@@ -48,6 +52,7 @@ type liveSession struct {
 	lastUsed   time.Time
 	touched    time.Time // when the record was last touched in a shared store
 	ended      bool
+	evicting   bool // claimed to make room for a new session (sessionbound.go)
 	// unsubscribe ends the session's SessionRelay subscription here
 	// (sessionrelay.go); nil when it has none.
 	unsubscribe func()
@@ -59,9 +64,12 @@ type pendingReply struct {
 	client jsonrpc.ID // the id the client saw
 }
 
-func (h *Handler) newLiveSession(sess *Session, owner string) *liveSession {
+// newLiveSession builds what this instance holds of sess, opened by owner,
+// counted in addr's pool, with release giving back its places in the
+// bounds (see liveSession.release).
+func (h *Handler) newLiveSession(sess *Session, owner, addr string, release func()) *liveSession {
 	ls := &liveSession{
-		h: h, id: sess.ID, owner: owner, sess: sess,
+		h: h, id: sess.ID, owner: owner, sess: sess, addr: addr, release: release,
 		calls:    make(map[string]*Call),
 		pending:  make(map[string]pendingReply),
 		streams:  make(map[string]*stream),

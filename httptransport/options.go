@@ -2,6 +2,7 @@ package httptransport
 
 import (
 	"log/slog"
+	"net/netip"
 	"strings"
 	"time"
 )
@@ -190,6 +191,32 @@ type Options struct {
 	// bounds. Zero means no bound.
 	MaxSessionsPerPrincipal int
 
+	// MaxSessions bounds the 2025-era and 2024-11-05 sessions this
+	// instance serves at once, whoever opened them (one taken up from a
+	// shared store counts too). Zero means 10,000; negative means no bound.
+	// At the bound the session idle the longest (nothing in flight, no
+	// stream attached) is ended, as the idle timeout would end it, to make
+	// room; when none is idle, initialize (or the GET opening a 2024-11-05
+	// session) gets 503 with Retry-After. A session costs about 3 KiB here
+	// and what the engine keeps of it (adapters/gosdk: about 12 KiB).
+	MaxSessions int
+
+	// MaxSessionsPerAddress bounds the sessions that unauthenticated
+	// callers (no identity in the request's context, see package identity)
+	// open from one client address, IPv6 addresses counted by their /64,
+	// as MaxSessions bounds all of them: at the bound that address's own
+	// longest idle session makes room, or the request gets 503. Behind a
+	// reverse proxy every client has the proxy's address unless
+	// TrustedProxies names it. Zero means 1,000; negative means no bound.
+	MaxSessionsPerAddress int
+
+	// TrustedProxies lists the reverse proxies (addresses or CIDR prefixes,
+	// "10.0.0.0/8", "::1") whose X-Forwarded-For header names the client's
+	// address for MaxSessionsPerAddress: the address right of which only
+	// trusted proxies stand. Empty means the connection's peer address is
+	// the client's, and X-Forwarded-For is never read.
+	TrustedProxies []string
+
 	// MaxStreamDuration ends a held stream after this long, less a
 	// random tenth at most so that streams opened together do not all
 	// reconnect at once: a listen with its final result, a 2025-era GET stream as if the connection
@@ -247,6 +274,9 @@ type config struct {
 
 	maxStreamDuration    time.Duration
 	streamsOutliveTokens bool
+	maxSessions          int
+	maxSessionsPerAddr   int
+	trustedProxies       []netip.Prefix
 	storeTimeout         time.Duration // see withStore; tests shorten it
 }
 
@@ -272,10 +302,17 @@ func newConfig(o *Options) config {
 
 		maxStreamDuration:    o.MaxStreamDuration,
 		streamsOutliveTokens: o.StreamsOutliveTokens,
+		maxSessions:          orDefault(o.MaxSessions, 10_000),
+		maxSessionsPerAddr:   orDefault(o.MaxSessionsPerAddress, 1_000),
 		storeTimeout:         defaultStoreTimeout,
 	}
 	if c.logger == nil {
 		c.logger = slog.Default()
+	}
+	var bad []string
+	c.trustedProxies, bad = parseTrustedProxies(o.TrustedProxies)
+	if len(bad) > 0 {
+		c.logger.Warn("mcp: Options.TrustedProxies entries that are neither an address nor a CIDR prefix are ignored", "entries", bad)
 	}
 	if r, ok := o.Sessions.(SessionRelay); ok {
 		c.relay = r

@@ -353,7 +353,7 @@ func TestGETGetsWhatWaited(t *testing.T) {
 // long as a copy's standalone id).
 func TestStandaloneIDs(t *testing.T) {
 	h := New(newTestEngine(), nil)
-	ls := h.newLiveSession(&Session{ID: "S", Version: Version20251125}, "")
+	ls := h.newLiveSession(&Session{ID: "S", Version: Version20251125}, "", "", nil)
 	defer ls.stop()
 	ls.newCallStream(h.newStream(nil, acceptance{sse: true}, false))
 	for id, want := range map[string]bool{

@@ -334,7 +334,7 @@ func TestJanitorStoreBoundPerCall(t *testing.T) {
 	h.cfg.storeTimeout = 100 * time.Millisecond // a round of 10 sessions takes 300 ms
 	ctx := context.Background()
 	for range 10 {
-		ls := h.newLiveSession(&Session{ID: newSessionID(), Version: Version20251125}, "")
+		ls := h.newLiveSession(&Session{ID: newSessionID(), Version: Version20251125}, "", "", nil)
 		if err := store.Put(ctx, &SessionRecord{ID: ls.id, Version: ls.sess.Version}, time.Hour); err != nil {
 			t.Fatal(err)
 		}

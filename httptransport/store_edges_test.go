@@ -218,7 +218,7 @@ func TestNewCallStreamRacesEnd(t *testing.T) {
 	h := New(newTestEngine(), nil)
 	defer h.Shutdown(context.Background())
 	for range 20 {
-		ls := h.newLiveSession(&Session{ID: newSessionID(), Version: Version20251125}, "")
+		ls := h.newLiveSession(&Session{ID: newSessionID(), Version: Version20251125}, "", "", nil)
 		st := h.newStream(httptest.NewRecorder(), acceptance{sse: true}, false)
 		var wg sync.WaitGroup
 		wg.Add(2)

@@ -35,7 +35,7 @@ func TestCallOnEndedSessionStoresNothing(t *testing.T) {
 	store := NewMemoryEventStore(nil)
 	h := New(newTestEngine(), &Options{Events: store})
 	t.Cleanup(func() { _ = h.Shutdown(context.Background()) })
-	ls := h.newLiveSession(&Session{ID: "S", Version: Version20251125}, "")
+	ls := h.newLiveSession(&Session{ID: "S", Version: Version20251125}, "", "", nil)
 	ls.end(context.Background(), true) // the DELETE, between lookup and the call
 	r := httptest.NewRequest("POST", "/mcp", nil)
 	st := h.newStream(httptest.NewRecorder(), acceptance{sse: true}, false)

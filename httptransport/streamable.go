@@ -136,8 +136,12 @@ func (h *Handler) lookup(r *http.Request, sid string) (*liveSession, *httpError)
 	case rec.Owner != owner || rec.Legacy:
 		return nil, errSessionNotFound
 	}
+	release := h.admitSession(r.Context(), "")
+	if release == nil {
+		return nil, errInstanceSessions
+	}
 	sess := &Session{ID: rec.ID, Version: rec.Version, Legacy: rec.Legacy, state: rec.State}
-	ls, err = h.adopt(h.newLiveSession(sess, owner))
+	ls, err = h.adopt(h.newLiveSession(sess, owner, "", release))
 	if errors.Is(err, errClosing) {
 		return nil, errShuttingDown
 	}
@@ -162,6 +166,9 @@ func (h *Handler) adopt(ls *liveSession) (*liveSession, error) {
 	if cur := h.live[ls.id]; cur != nil {
 		h.mu.Unlock()
 		ls.stop()
+		if ls.release != nil {
+			ls.release()
+		}
 		return cur, nil
 	}
 	if h.closing.Load() {
@@ -181,7 +188,10 @@ func (h *Handler) adopt(ls *liveSession) (*liveSession, error) {
 }
 
 // initialize creates a session (or, with Options.Stateless, answers
-// without one) and mints its id once the engine accepted the handshake.
+// without one). The session's record is stored before the engine runs, so
+// that the Mcp-Session-Id the response carries (on its headers, which may
+// go out before the answer) always names a stored session: a store that
+// fails refuses the handshake with 503 and no session id.
 func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message, accept acceptance) {
 	if h.cfg.stateless {
 		req := &request{msgs: []*jsonrpc.Message{m}, errs: []error{nil}}
@@ -189,13 +199,23 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 		return
 	}
 	owner := identity.FromContext(r.Context()).Owner()
-	if !h.sessionQ.take(owner, 1) {
-		refuseOverQuota(w, errTooManySessions)
+	addr := h.sessionAddr(r, owner)
+	release, herr := h.admitNewSession(r.Context(), owner, addr)
+	if herr != nil {
+		writeRefusal(w, noID, herr)
 		return
 	}
 	sess := &Session{ID: h.mintSessionID(), Version: requestedVersion(m)}
-	ls := h.newLiveSession(sess, owner)
-	ls.release = h.sessionQ.place(owner)
+	rec := &SessionRecord{ID: sess.ID, Owner: owner, Version: sess.Version}
+	var err error
+	h.withStore(r.Context(), func(ctx context.Context) { err = h.sessions.Put(ctx, rec, h.cfg.idleTimeout) })
+	if err != nil {
+		release()
+		h.cfg.logger.Error("mcp: storing new session failed", "error", err)
+		writeRefusal(w, noID, errSessionStore)
+		return
+	}
+	ls := h.newLiveSession(sess, owner, addr, release)
 	st := h.newStream(w, accept, false)
 	st.reqID = m.ID
 	st.header = func(hd http.Header) { hd.Set("Mcp-Session-Id", sess.ID) }
@@ -208,9 +228,8 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 	if resp.Error == nil {
 		sess.Version = negotiatedVersion(resp, sess.Version)
 		sess.takeDirty()
-		rec := &SessionRecord{ID: sess.ID, Owner: owner, Version: sess.Version, State: sess.State()}
+		rec.Version, rec.State = sess.Version, sess.State()
 		ls.touched = time.Now() // not yet visible to other goroutines
-		var err error
 		h.withStore(r.Context(), func(ctx context.Context) { err = h.sessions.Put(ctx, rec, h.cfg.idleTimeout) })
 		if err != nil {
 			h.logError("mcp: storing new session failed", "error", logval.Err(err))
@@ -225,12 +244,33 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 	if resp.Error != nil {
 		st.header = nil
 		ls.stop()
-		if ls.release != nil {
-			ls.release() // once: a failed adopt ended the session, which gave it back
-		}
+		release() // once: a failed adopt ended the session, which gave it back
+		h.withStore(context.WithoutCancel(r.Context()), func(ctx context.Context) { _ = h.sessions.Delete(ctx, sess.ID) })
 	}
 	st.finish(resp)
 	st.detach()
+}
+
+// admitNewSession takes a new session's places in the bounds it counts in:
+// its principal's (Options.MaxSessionsPerPrincipal), the instance's and
+// its client address's (sessionbound.go). It returns what gives them all
+// back, once however often it is called, or the refusal.
+func (h *Handler) admitNewSession(ctx context.Context, owner, addr string) (release func(), herr *httpError) {
+	if !h.sessionQ.take(owner, 1) {
+		return nil, errTooManySessions
+	}
+	principal := h.sessionQ.place(owner)
+	bound := h.admitSession(ctx, addr)
+	if bound == nil {
+		if principal != nil {
+			principal()
+		}
+		return nil, errInstanceSessions
+	}
+	if principal == nil {
+		return bound, nil
+	}
+	return func() { principal(); bound() }, nil
 }
 
 // negotiatedVersion reads protocolVersion from an initialize result.

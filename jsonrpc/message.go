@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/mcpmount/mcpmount/internal/jsonobj"
+	"github.com/mcpmount/mcpmount/internal/jsonscan"
 )
 
 // Version is the only JSON-RPC version MCP speaks.
@@ -79,6 +80,15 @@ func (m *Message) encodeSlow() ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
+// MaxDepth is how deeply Decode and DecodeBatch let objects and arrays
+// nest, the message's own object counting as one level: 256. Deeper JSON
+// is refused with CodeParseError before anything decodes it, where a
+// decoder further on (an engine's schema validation, say) would fail it
+// with no clear word.
+const MaxDepth = 256
+
+var errTooDeep = &Error{Code: CodeParseError, Message: fmt.Sprintf("parse error: JSON nested more than %d levels deep", MaxDepth)}
+
 // ErrBatch is returned by Decode for a JSON array; use DecodeBatch where
 // batches are allowed (2025-03-26 only).
 var ErrBatch = errors.New("jsonrpc: batch not allowed")
@@ -91,6 +101,9 @@ func Decode(data []byte) (*Message, error) {
 	data = bytes.TrimLeft(data, " \t\r\n")
 	if len(data) > 0 && data[0] == '[' {
 		return nil, ErrBatch
+	}
+	if jsonscan.DeeperThan(data, MaxDepth) {
+		return nil, errTooDeep
 	}
 	if m, ok := decodeFast(data); ok {
 		if err := m.validate(); err != nil {
@@ -175,6 +188,9 @@ func DecodeBatchMax(data []byte, max int) (msgs []*Message, errs []error, isBatc
 		if n := batchLen(trimmed); n > max {
 			return nil, nil, true, &Error{Code: CodeInvalidRequest, Message: fmt.Sprintf("invalid request: a batch of %d messages, more than the %d allowed", n, max)}
 		}
+	}
+	if jsonscan.DeeperThan(trimmed, MaxDepth) {
+		return nil, nil, true, errTooDeep
 	}
 	var raws []json.RawMessage
 	if err := json.Unmarshal(trimmed, &raws); err != nil {

@@ -35,6 +35,7 @@ type controlConn struct {
 	out         *outbox            // to the session's Sender
 	inbox       chan gojsonrpc.Message
 	closed      chan struct{} // closed when the SDK closes the connection
+	onClose     func()        // run once, when the connection closes; may be nil
 	once        sync.Once
 	answerPings bool // answer the SDK's pings here (the engine's own watcher has no client)
 
@@ -43,9 +44,11 @@ type controlConn struct {
 	pending map[int64]chan *jsonrpc.Message
 }
 
-func newControlConn(ctx context.Context, id string, out httptransport.Sender) *controlConn {
+// newControlConn returns the connection of session id, whose messages go to
+// out; onClose, if not nil, runs once when the connection closes.
+func newControlConn(ctx context.Context, id string, out httptransport.Sender, onClose func()) *controlConn {
 	return &controlConn{
-		ctx: ctx, id: id, out: newOutbox(out),
+		ctx: ctx, id: id, out: newOutbox(out), onClose: onClose,
 		inbox:   make(chan gojsonrpc.Message, 8),
 		closed:  make(chan struct{}),
 		pending: make(map[int64]chan *jsonrpc.Message),
@@ -110,7 +113,12 @@ func (c *controlConn) Write(ctx context.Context, msg gojsonrpc.Message) error {
 // Close implements mcp.Connection. The SDK closes the connection when the
 // session ends here, or on its own when its keepalive pings fail.
 func (c *controlConn) Close() error {
-	c.once.Do(func() { close(c.closed) })
+	c.once.Do(func() {
+		close(c.closed)
+		if c.onClose != nil {
+			c.onClose()
+		}
+	})
 	return nil
 }
 

@@ -206,7 +206,7 @@ func (e *Engine) startWatcherLocked() {
 		case "notifications/prompts/list_changed", "notifications/resources/list_changed":
 			e.caps.invalidate()
 		}
-	}))
+	}), nil)
 	conn.answerPings = true // with ServerOptions.KeepAlive the SDK pings it too
 	ss, err := e.server.Connect(e.ctx, conn, &mcp.ServerSessionOptions{State: state})
 	if err != nil {

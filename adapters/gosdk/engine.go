@@ -302,7 +302,21 @@ func (e *Engine) OpenSession(ctx context.Context, sess *httptransport.Session, o
 			return fmt.Errorf("gosdk: decoding session state: %w", err)
 		}
 	}
-	ctl := newControlConn(ctx, sess.ID, out)
+	// The session costs no goroutine of ours while it lives: its end (the
+	// session's, the engine's, or the SDK giving up the connection) runs
+	// what follows.
+	var ending atomic.Bool
+	var ctl *controlConn
+	ctl = newControlConn(ctx, sess.ID, out, func() {
+		if !ending.Load() {
+			// The SDK gave up on the session (its keepalive pings went
+			// unanswered): the session's calls go on, each on its own
+			// connection as before, but what the connection held (resource
+			// subscriptions, session-level notifications) is gone.
+			e.logger.Warn("gosdk: the SDK closed the session's connection", "session", logval.String(sess.ID))
+			e.dropControl(sess.ID, ctl)
+		}
+	})
 	ss, err := e.server.Connect(ctx, ctl, &mcp.ServerSessionOptions{State: state})
 	if err != nil {
 		return fmt.Errorf("gosdk: connecting session %s: %w", sess.ID, err)
@@ -318,31 +332,27 @@ func (e *Engine) OpenSession(ctx context.Context, sess *httptransport.Session, o
 	e.controls[sess.ID] = ctl
 	e.wg.Add(1) // under ctlMu: never concurrent with Close's Wait
 	e.ctlMu.Unlock()
-	go func() {
+	var stopsMu sync.Mutex // end waits for both registrations below
+	var stops [2]func() bool
+	end := sync.OnceFunc(func() {
 		defer e.wg.Done()
-		defer e.states.Delete(sess)
-		select {
-		case <-ctx.Done():
-		case <-e.ctx.Done():
-		case <-ctl.closed:
-			// The SDK gave up on the session (its keepalive pings went
-			// unanswered): the session's calls go on, each on its own
-			// connection as before, but what the connection held (resource
-			// subscriptions, session-level notifications) is gone.
-			e.logger.Warn("gosdk: the SDK closed the session's connection", "session", logval.String(sess.ID))
-			e.dropControl(sess.ID, ctl)
-			select { // the session itself goes on until it ends here
-			case <-ctx.Done():
-			case <-e.ctx.Done():
-			}
-		}
+		stopsMu.Lock()
+		stops[0]()
+		stops[1]()
+		stopsMu.Unlock()
+		ending.Store(true)
 		e.dropControl(sess.ID, ctl)
 		// End the connection's reading first: the SDK then cancels the
 		// handlers still running on it (one waiting for the client's
 		// answer, say), whose end its Close waits for.
 		_ = ctl.Close()
 		_ = ss.Close()
-	}()
+		e.states.Delete(sess)
+	})
+	stopsMu.Lock()
+	stops[0] = context.AfterFunc(ctx, end)
+	stops[1] = context.AfterFunc(e.ctx, end)
+	stopsMu.Unlock()
 	return nil
 }
 

@@ -195,6 +195,37 @@ func value(b []byte, i, depth int) (int, bool) {
 	return 0, false
 }
 
+// DeeperThan reports whether b, read as JSON text, nests objects and arrays
+// more than max levels deep. It counts brackets outside strings in one pass
+// and does not validate: malformed input gets an answer, which its decoder
+// then refuses or not.
+func DeeperThan(b []byte, max int) bool {
+	depth, inString := 0, false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++ // the escaped byte cannot end the string
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			if depth++; depth > max {
+				return true
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	return false
+}
+
 // Valid reports whether b is exactly one JSON value, with optional
 // surrounding whitespace.
 func Valid(b []byte) bool {
