@@ -211,7 +211,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 	h.withStore(r.Context(), func(ctx context.Context) { err = h.sessions.Put(ctx, rec, h.cfg.idleTimeout) })
 	if err != nil {
 		release()
-		h.cfg.logger.Error("mcp: storing new session failed", "error", err)
+		h.logError("mcp: storing new session failed", "error", logval.Err(err))
 		writeRefusal(w, noID, errSessionStore)
 		return
 	}
