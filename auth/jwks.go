@@ -17,6 +17,8 @@ import (
 	"github.com/MicahParks/jwkset"
 	"github.com/golang-jwt/jwt/v5"
 	"golang.org/x/time/rate"
+
+	"github.com/mcpmount/mcpmount/internal/logval"
 )
 
 // jwksSource serves keys from a remote JWK Set through jwkset: one fetch
@@ -83,7 +85,7 @@ func newJWKSSource(lifetime context.Context, opts *JWTOptions, logger *slog.Logg
 				s.health.record(false)
 			}
 			logger.LogAttrs(ctx, slog.LevelWarn, "auth: JWKS fetch failed",
-				slog.String("jwks_url", opts.JWKSURL), slog.String("error", err.Error()))
+				slog.String("jwks_url", opts.JWKSURL), slog.String("error", logval.Err(err)))
 		},
 	})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpmount/mcpmount/identity"
+	"github.com/mcpmount/mcpmount/internal/logval"
 )
 
 // DefaultRetryAfter is the Retry-After value of a 503 answer when the
@@ -64,8 +65,12 @@ type Options struct {
 
 	// Logger receives one record per rejected request (Debug for a missing
 	// token, Info for a bad token or scope, Warn for an unavailable
-	// verifier). Tokens and query strings are never logged. The zero value
-	// means slog.Default().
+	// verifier), Info and Warn records at most 10 a minute of each kind,
+	// the next one let through saying how many were "suppressed". Values
+	// from the request (method, path, remote address, subject, the
+	// verifier's error) are logged quoted and cut to 64 bytes (errors to
+	// 256). Tokens and query strings are never logged. The zero value means
+	// slog.Default().
 	Logger *slog.Logger
 }
 
@@ -171,6 +176,7 @@ type guard struct {
 	toolScopes   map[string][]string
 	match        ScopeMatcher
 	logger       *slog.Logger
+	limit        *logval.Limiter // spaces Info and Warn records of a kind
 	peek         bool
 	maxBody      int64
 	retryAfter   time.Duration
@@ -192,6 +198,7 @@ func newGuard(v Verifier, opts *Options) *guard {
 	if g.logger == nil {
 		g.logger = slog.Default()
 	}
+	g.limit = logval.NewLimiter(logEvery, logBurst, nil)
 	g.peek = len(g.methodScopes) > 0 || len(g.toolScopes) > 0
 	g.maxBody = g.opts.MaxBodyBytes
 	if g.maxBody == 0 {
@@ -240,7 +247,7 @@ func (g *guard) serve(w http.ResponseWriter, r *http.Request, next http.Handler)
 	for _, s := range required {
 		if !g.match(info.Scopes, s) {
 			g.log(r, slog.LevelInfo, "insufficient scope",
-				slog.String("subject", info.Subject),
+				slog.String("subject", logval.String(info.Subject)),
 				slog.String("required", strings.Join(required, " ")))
 			WriteChallenge(w, g.opts.Challenge(CodeInsufficientScope,
 				"the token lacks a scope this request needs", required...))
@@ -248,14 +255,14 @@ func (g *guard) serve(w http.ResponseWriter, r *http.Request, next http.Handler)
 		}
 	}
 
-	g.log(r, slog.LevelDebug, "request authorized", slog.String("subject", info.Subject))
+	g.log(r, slog.LevelDebug, "request authorized", slog.String("subject", logval.String(info.Subject)))
 	next.ServeHTTP(w, r.WithContext(identity.NewContext(r.Context(), info)))
 }
 
 // rejectToken answers a verifier error: 503 for ErrUnavailable, 401
 // invalid_token for anything else.
 func (g *guard) rejectToken(w http.ResponseWriter, r *http.Request, token string, err error) {
-	reason := redact(err.Error(), token)
+	reason := logval.Bound(redact(err.Error(), token), logval.MaxErrLen)
 	if errors.Is(err, ErrUnavailable) {
 		retry := g.retryAfter
 		var un *UnavailableError
@@ -285,7 +292,7 @@ func (g *guard) rejectBody(w http.ResponseWriter, r *http.Request, err error) {
 		})
 		return
 	}
-	g.log(r, slog.LevelInfo, "request body unreadable", slog.String("error", err.Error()))
+	g.log(r, slog.LevelInfo, "request body unreadable", slog.String("error", logval.Err(err)))
 	writeJSONError(w, http.StatusBadRequest, errorBody{
 		Error: CodeInvalidRequest, Description: "request body could not be read",
 	})
@@ -310,17 +317,37 @@ func (g *guard) requiredScopes(calls []rpcCall) []string {
 	return uniqueScopes(required)
 }
 
-// log writes one record about r. It logs the path, never the query string,
-// which could hold an access_token.
+// Each kind of Info or Warn record is written at most logBurst times per
+// logEvery: one is written per rejected request, and a flood of them must
+// not become a flood of log lines.
+const (
+	logEvery = time.Minute
+	logBurst = 10
+)
+
+// log writes one record about r, Info and Warn ones as g.limit allows. It
+// logs the path, never the query string, which could hold an access_token;
+// the request's values go through logval, bounded and quoted.
 func (g *guard) log(r *http.Request, level slog.Level, msg string, attrs ...slog.Attr) {
 	ctx := r.Context()
 	if !g.logger.Enabled(ctx, level) {
 		return
 	}
+	suppressed := 0
+	if level >= slog.LevelInfo {
+		ok, n := g.limit.Allow(msg)
+		if !ok {
+			return
+		}
+		suppressed = n
+	}
 	attrs = append(attrs,
-		slog.String("method", r.Method),
-		slog.String("path", r.URL.Path),
-		slog.String("remote", r.RemoteAddr))
+		slog.String("method", logval.String(r.Method)),
+		slog.String("path", logval.String(r.URL.Path)),
+		slog.String("remote", logval.String(r.RemoteAddr)))
+	if suppressed > 0 {
+		attrs = append(attrs, slog.Int("suppressed", suppressed))
+	}
 	g.logger.LogAttrs(ctx, level, "auth: "+msg, attrs...)
 }
 

@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"sync"
 
+	"github.com/mcpmount/mcpmount/internal/logval"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
@@ -68,7 +69,7 @@ func (d *drainGroup) close() <-chan struct{} {
 func (h *Handler) serveEngine(ctx context.Context, call *Call) (resp *jsonrpc.Message, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			h.cfg.logger.Error("mcp: engine panicked", "method", call.Request.Method, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			h.logError("mcp: engine panicked", "method", logval.String(call.Request.Method), "panic", logval.Bound(fmt.Sprint(p), logval.MaxErrLen), "stack", string(debug.Stack()))
 			resp, err = jsonrpc.NewError(call.Request.ID, jsonrpc.Errorf(jsonrpc.CodeInternalError, "internal error")), nil
 		}
 	}()
@@ -81,7 +82,7 @@ func (h *Handler) serveEngine(ctx context.Context, call *Call) (resp *jsonrpc.Me
 func (h *Handler) survive(what, method string, f func()) {
 	defer func() {
 		if p := recover(); p != nil {
-			h.cfg.logger.Error("mcp: engine panicked", "in", what, "method", method, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			h.logError("mcp: engine panicked", "in", what, "method", logval.String(method), "panic", logval.Bound(fmt.Sprint(p), logval.MaxErrLen), "stack", string(debug.Stack()))
 		}
 	}()
 	f()

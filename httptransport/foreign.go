@@ -2,6 +2,8 @@ package httptransport
 
 import (
 	"time"
+
+	"github.com/mcpmount/mcpmount/internal/logval"
 )
 
 // Session ids this instance mints begin with its tag, so that an instance
@@ -38,5 +40,5 @@ func (h *Handler) noteForeignSession(sid string) {
 	if last != 0 && now-last < int64(foreignWarnEvery) || !h.foreignWarned.CompareAndSwap(last, now) {
 		return
 	}
-	h.cfg.logger.Warn("mcp: 404 for a session another instance (or an earlier run of this one) created: behind a load balancer, share a SessionStore across instances (Options.Sessions) or set Options.Stateless for 2025-era clients, and route 2024-11-05 clients by ?sessionId=", "session", sid)
+	h.cfg.logger.Warn("mcp: 404 for a session another instance (or an earlier run of this one) created: behind a load balancer, share a SessionStore across instances (Options.Sessions) or set Options.Stateless for 2025-era clients, and route 2024-11-05 clients by ?sessionId=", "session", logval.String(sid))
 }

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpmount/mcpmount/internal/logval"
 )
 
 // Handler is the MCP endpoint: an http.Handler serving every protocol era
@@ -40,6 +42,8 @@ type Handler struct {
 
 	watched sync.Map // *http.Server -> *serverWatch (serverwatch.go)
 
+	logs *logval.Limiter // spaces repeated warnings of a kind (logs.go)
+
 	noFlush       sync.Once    // logs that held streams are refused (flush.go)
 	foreignWarned atomic.Int64 // when another instance's session was last logged, since created (foreign.go)
 	boundWarned   atomic.Int64 // when a refusal by the session bound was last logged (sessionbound.go)
@@ -60,6 +64,7 @@ func New(engine Engine, opts *Options) *Handler {
 		parked:    make(map[*stream]*parkedConn),
 		tag:       newSessionID()[:6],
 		created:   time.Now(),
+		logs:      logval.NewLimiter(logEvery, logBurst, nil),
 	}
 	if opts != nil {
 		h.calls, h.streams = newQuota(opts.MaxCallsPerPrincipal), newQuota(opts.MaxStreamsPerPrincipal)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/mcpmount/mcpmount/internal/logval"
 )
 
 // startJanitor starts, once, the loop that ends idle sessions.
@@ -66,7 +68,7 @@ func (h *Handler) expire(ctx context.Context, now time.Time) {
 		h.withStore(ctx, func(ctx context.Context) {
 			if !h.cfg.sharedSessions || ls.sess.Legacy {
 				if ls.endIf(ctx, true, stillIdle) {
-					h.cfg.logger.Debug("mcp: session expired", "session", ls.id)
+					h.cfg.logger.Debug("mcp: session expired", "session", logval.String(ls.id))
 				}
 				return
 			}
@@ -80,7 +82,7 @@ func (h *Handler) expire(ctx context.Context, now time.Time) {
 	for _, ls := range inUse {
 		h.withStore(ctx, func(ctx context.Context) {
 			if err := ls.touch(ctx); errors.Is(err, ErrNoSession) {
-				h.cfg.logger.Debug("mcp: session ended elsewhere", "session", ls.id)
+				h.cfg.logger.Debug("mcp: session ended elsewhere", "session", logval.String(ls.id))
 				ls.gone(ctx)
 			}
 		})

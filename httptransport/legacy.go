@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcpmount/mcpmount/identity"
+	"github.com/mcpmount/mcpmount/internal/logval"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 	"github.com/mcpmount/mcpmount/sse"
 )
@@ -57,7 +58,7 @@ func (h *Handler) serveLegacyGet(w http.ResponseWriter, r *http.Request) {
 		err = h.sessions.Put(ctx, &SessionRecord{ID: sess.ID, Owner: owner, Version: sess.Version, Legacy: true}, max(h.cfg.idleTimeout, 0))
 	})
 	if err != nil {
-		h.cfg.logger.Error("mcp: storing legacy session failed", "error", err)
+		h.logError("mcp: storing legacy session failed", "error", logval.Err(err))
 		sessRelease()
 		h.streams.give(owner, 1)
 		writeRefusal(w, noID, refusal(http.StatusInternalServerError, jsonrpc.CodeInternalError, "could not store the session"))

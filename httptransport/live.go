@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpmount/mcpmount/internal/logval"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
@@ -343,7 +344,7 @@ func (ls *liveSession) endIf(ctx context.Context, forget bool, cond func() bool)
 		err := ls.h.sessions.Delete(ctx, ls.id)
 		ls.recMu.Unlock()
 		if err != nil {
-			ls.h.cfg.logger.Warn("mcp: deleting session failed", "session", ls.id, "error", err)
+			ls.h.warn("mcp: deleting session failed", "session", logval.String(ls.id), "error", logval.Err(err))
 		}
 	}
 	// The default event store is this instance's alone: once the session

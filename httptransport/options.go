@@ -231,6 +231,10 @@ type Options struct {
 	StreamsOutliveTokens bool
 
 	// Logger receives the transport's logs. Nil means slog.Default().
+	// Warnings and errors a request can cause are written at most 10 a
+	// minute of each kind, the next one let through saying how many were
+	// "suppressed"; values from a request (session ids, method names) are
+	// logged quoted and cut to 64 bytes, errors to 256.
 	Logger *slog.Logger
 
 	// LegacyEndpoint is the URL (absolute, or absolute path) that the

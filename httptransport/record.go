@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/mcpmount/mcpmount/internal/logval"
 )
 
 // How a live session keeps its SessionStore record (digest 1.8).
@@ -143,7 +145,7 @@ func (ls *liveSession) save(ctx context.Context) {
 	}
 	rec := &SessionRecord{ID: ls.id, Owner: ls.owner, Version: ls.sess.Version, Legacy: ls.sess.Legacy, State: ls.sess.State()}
 	if err := ls.h.sessions.Put(ctx, rec, ls.h.cfg.idleTimeout); err != nil {
-		ls.h.cfg.logger.Warn("mcp: saving session state failed", "session", ls.id, "error", err)
+		ls.h.warn("mcp: saving session state failed", "session", logval.String(ls.id), "error", logval.Err(err))
 		return
 	}
 	if ls.shared() {

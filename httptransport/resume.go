@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpmount/mcpmount/internal/logval"
 	"github.com/mcpmount/mcpmount/sse"
 )
 
@@ -38,7 +39,7 @@ func (h *Handler) streamFor(r *http.Request, ls *liveSession, lastID string) (st
 		events, err := h.cfg.events.After(ctx, ls.id, streamID, index)
 		cancel()
 		if err != nil {
-			h.cfg.logger.Debug("mcp: another instance's GET stream events are gone", "session", ls.id, "stream", streamID, "error", err)
+			h.cfg.logger.Debug("mcp: another instance's GET stream events are gone", "session", logval.String(ls.id), "stream", logval.String(streamID), "error", logval.Err(err))
 		}
 		for i, data := range events {
 			if len(data) > 0 {

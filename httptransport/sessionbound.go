@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpmount/mcpmount/internal/logval"
 )
 
 // sessionBound bounds the sessions this instance serves, so that a client
@@ -151,7 +153,7 @@ func (h *Handler) evict(ctx context.Context, ls *liveSession) {
 	}
 	h.withStore(context.WithoutCancel(ctx), func(ctx context.Context) {
 		if ls.endIf(ctx, forget, stillIdle) {
-			h.cfg.logger.Debug("mcp: idle session ended to make room for another", "session", ls.id)
+			h.cfg.logger.Debug("mcp: idle session ended to make room for another", "session", logval.String(ls.id))
 		}
 	})
 }

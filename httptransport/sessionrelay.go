@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/mcpmount/mcpmount/internal/logval"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
@@ -43,7 +44,7 @@ func (ls *liveSession) subscribe() {
 		unsubscribe, err = relay.Subscribe(ctx, ls.id, ls.received)
 	})
 	if err != nil {
-		ls.h.cfg.logger.Warn("mcp: subscribing to the session's relay failed; answers and cancellations for its calls here must reach this instance", "session", ls.id, "error", err)
+		ls.h.warn("mcp: subscribing to the session's relay failed; answers and cancellations for its calls here must reach this instance", "session", logval.String(ls.id), "error", logval.Err(err))
 		return
 	}
 	ls.mu.Lock()
@@ -64,7 +65,7 @@ func (ls *liveSession) received(data []byte) {
 	m, err := jsonrpc.Decode(data)
 	switch {
 	case err != nil:
-		ls.h.cfg.logger.Debug("mcp: relayed message ignored", "session", ls.id, "error", err)
+		ls.h.cfg.logger.Debug("mcp: relayed message ignored", "session", logval.String(ls.id), "error", logval.Err(err))
 	case m.IsResponse():
 		ls.deliverReply(m)
 	case m.Method == "notifications/cancelled":
@@ -72,7 +73,7 @@ func (ls *liveSession) received(data []byte) {
 			ls.cancelCall(id)
 		}
 	default:
-		ls.h.cfg.logger.Debug("mcp: relayed message ignored", "session", ls.id, "method", m.Method)
+		ls.h.cfg.logger.Debug("mcp: relayed message ignored", "session", logval.String(ls.id), "method", logval.String(m.Method))
 	}
 }
 
@@ -106,7 +107,7 @@ func (h *Handler) publish(ctx context.Context, ls *liveSession, m *jsonrpc.Messa
 		h.withStore(ctx, func(ctx context.Context) { err = ls.relay().Publish(ctx, ls.id, data) })
 	}
 	if err != nil {
-		h.cfg.logger.Warn("mcp: relaying a message to the session's other instances failed", "session", ls.id, "error", err)
+		h.warn("mcp: relaying a message to the session's other instances failed", "session", logval.String(ls.id), "error", logval.Err(err))
 	}
 }
 

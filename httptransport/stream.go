@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpmount/mcpmount/internal/logval"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 	"github.com/mcpmount/mcpmount/sse"
 )
@@ -213,7 +214,7 @@ func (s *stream) nextIDLocked(data []byte) string {
 	ctx, cancel := s.storeCtx()
 	defer cancel()
 	if err := s.h.cfg.events.Append(ctx, s.sess.id, s.id, s.seq, data); err != nil {
-		s.h.cfg.logger.Warn("mcp: event store append failed", "session", s.sess.id, "error", err)
+		s.h.warn("mcp: event store append failed", "session", logval.String(s.sess.id), "error", logval.Err(err))
 	}
 	return s.id + "_" + strconv.Itoa(s.seq)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpmount/mcpmount/identity"
+	"github.com/mcpmount/mcpmount/internal/logval"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
@@ -114,7 +115,7 @@ func (h *Handler) lookup(r *http.Request, sid string) (*liveSession, *httpError)
 			h.withStore(context.WithoutCancel(r.Context()), ls.gone)
 			return nil, errSessionNotFound
 		} else if err != nil {
-			h.cfg.logger.Warn("mcp: checking the session in the store failed", "session", sid, "error", err)
+			h.warn("mcp: checking the session in the store failed", "session", logval.String(sid), "error", logval.Err(err))
 		}
 		return ls, nil
 	}
@@ -130,7 +131,7 @@ func (h *Handler) lookup(r *http.Request, sid string) (*liveSession, *httpError)
 	case err != nil:
 		// The store failed, not the session: a 404 would make the client
 		// drop a session that may well be there.
-		h.cfg.logger.Warn("mcp: reading the session from the store failed", "session", sid, "error", err)
+		h.warn("mcp: reading the session from the store failed", "session", logval.String(sid), "error", logval.Err(err))
 		return nil, errSessionUnavailable
 	case rec.Owner != owner || rec.Legacy:
 		return nil, errSessionNotFound
@@ -145,7 +146,7 @@ func (h *Handler) lookup(r *http.Request, sid string) (*liveSession, *httpError)
 		return nil, errShuttingDown
 	}
 	if err != nil {
-		h.cfg.logger.Warn("mcp: opening the session on the engine failed", "session", sid, "error", err)
+		h.warn("mcp: opening the session on the engine failed", "session", logval.String(sid), "error", logval.Err(err))
 		return nil, errSessionUnavailable
 	}
 	h.withStore(r.Context(), func(ctx context.Context) { _ = ls.touch(ctx) }) // the record was just read
@@ -210,7 +211,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 	h.withStore(r.Context(), func(ctx context.Context) { err = h.sessions.Put(ctx, rec, h.cfg.idleTimeout) })
 	if err != nil {
 		release()
-		h.cfg.logger.Error("mcp: storing new session failed", "error", err)
+		h.logError("mcp: storing new session failed", "error", logval.Err(err))
 		writeRefusal(w, noID, errSessionStore)
 		return
 	}
@@ -231,11 +232,11 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 		ls.touched = time.Now() // not yet visible to other goroutines
 		h.withStore(r.Context(), func(ctx context.Context) { err = h.sessions.Put(ctx, rec, h.cfg.idleTimeout) })
 		if err != nil {
-			h.cfg.logger.Error("mcp: storing new session failed", "error", err)
+			h.logError("mcp: storing new session failed", "error", logval.Err(err))
 			resp = jsonrpc.NewError(m.ID, jsonrpc.Errorf(jsonrpc.CodeInternalError, "could not store the session"))
 		} else if _, err := h.adopt(ls); err != nil {
 			if !errors.Is(err, errClosing) {
-				h.cfg.logger.Error("mcp: engine refused the session", "error", err)
+				h.logError("mcp: engine refused the session", "error", logval.Err(err))
 			}
 			resp = jsonrpc.NewError(m.ID, jsonrpc.Errorf(jsonrpc.CodeInternalError, "could not open the session"))
 		}
@@ -681,7 +682,7 @@ func (h *Handler) serveDelete(w http.ResponseWriter, r *http.Request) {
 		ls.gone(ctx) // ended here, its events forgotten
 	})
 	if err != nil {
-		h.cfg.logger.Warn("mcp: deleting the session from the store failed", "session", sid, "error", err)
+		h.warn("mcp: deleting the session from the store failed", "session", logval.String(sid), "error", logval.Err(err))
 		writeRefusal(w, noID, errSessionUnavailable)
 		return
 	}

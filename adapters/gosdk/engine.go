@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/internal/logval"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
@@ -312,7 +313,7 @@ func (e *Engine) OpenSession(ctx context.Context, sess *httptransport.Session, o
 			// unanswered): the session's calls go on, each on its own
 			// connection as before, but what the connection held (resource
 			// subscriptions, session-level notifications) is gone.
-			e.logger.Warn("gosdk: the SDK closed the session's connection", "session", sess.ID)
+			e.logger.Warn("gosdk: the SDK closed the session's connection", "session", logval.String(sess.ID))
 			e.dropControl(sess.ID, ctl)
 		}
 	})

@@ -1,0 +1,166 @@
+package gosdk_test
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/base64"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpmount/mcpmount/adapters/gosdk"
+	"github.com/mcpmount/mcpmount/auth"
+	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/internal/testutil"
+)
+
+// loggedStack serves server through the engine and the transport behind
+// auth.RequireBearer with a JWTVerifier on a real JWKS endpoint (one
+// Ed25519 key, kid "k1"), all on loopback and all logging JSON at Debug to
+// logs. It returns the endpoint's URL and the signing key.
+func loggedStack(t *testing.T, server *mcp.Server, logs *testutil.CountingLog) (string, ed25519.PrivateKey) {
+	t.Helper()
+	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	pub, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jwks := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"keys":[{"kty":"OKP","crv":"Ed25519","kid":"k1","alg":"EdDSA","use":"sig","x":%q}]}`, base64.RawURLEncoding.EncodeToString(pub))
+	}))
+	t.Cleanup(jwks.Close)
+	engine := gosdk.NewEngine(server, &gosdk.Options{Logger: logger})
+	h := httptransport.New(engine, &httptransport.Options{Logger: logger})
+	mux := http.NewServeMux()
+	srv := httptest.NewServer(mux)
+	stopAtCleanup(t, h, srv, engine)
+	resource := srv.URL + "/mcp"
+	verifier, err := auth.NewJWTVerifier(context.Background(), &auth.JWTOptions{Issuer: "https://issuer.test", Audience: resource, JWKSURL: jwks.URL, Algorithms: []string{"EdDSA"}, Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = verifier.Close() })
+	metadata, _ := auth.MetadataURL(resource)
+	mux.Handle("/mcp", auth.RequireBearer(verifier, &auth.Options{ResourceMetadataURL: metadata, Logger: logger})(h))
+	return resource, priv
+}
+
+// signed returns a real Ed25519-signed JWT for the resource with the
+// given kid.
+func signed(t *testing.T, priv ed25519.PrivateKey, resource, kid string) string {
+	t.Helper()
+	tok := jwt.NewWithClaims(jwt.SigningMethodEdDSA, jwt.MapClaims{
+		"iss": "https://issuer.test", "aud": resource, "sub": "user", "scope": "mcp",
+		"exp": time.Now().Add(time.Hour).Unix(), "iat": time.Now().Unix(),
+	})
+	tok.Header["kid"] = kid
+	s, err := tok.SignedString(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestHugeKidFloodLogsBounded: issue 19 item 2, through the whole stack.
+// 100 unauthenticated requests, each carrying a real signed JWT whose kid
+// is 700 KiB (68 MiB of WARN logs before), write less than 1 MiB of logs,
+// and none reaches the server.
+func TestHugeKidFloodLogsBounded(t *testing.T) {
+	logs := &testutil.CountingLog{Keep: 64 << 10}
+	server := mcp.NewServer(&mcp.Implementation{Name: "logs", Version: "1"}, nil)
+	url, priv := loggedStack(t, server, logs)
+	tok := signed(t, priv, url, strings.Repeat("k", 700<<10))
+	body := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	statuses := map[int]int{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for range 25 {
+				req, err := http.NewRequest("POST", url, strings.NewReader(body))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				req.Header.Set("Authorization", "Bearer "+tok)
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				resp.Body.Close()
+				mu.Lock()
+				statuses[resp.StatusCode]++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if statuses[http.StatusOK] != 0 || statuses[http.StatusUnauthorized]+statuses[http.StatusServiceUnavailable] != 100 {
+		t.Fatalf("statuses %v, want 100 refusals (401 or 503)", statuses)
+	}
+	if n := logs.Len(); n >= 1<<20 {
+		t.Fatalf("100 requests with a 700 KiB kid wrote %d bytes of logs, want < 1 MiB", n)
+	}
+	if len(logs.Records()) == 0 {
+		t.Fatal("the refusals were not logged at all")
+	}
+	t.Logf("statuses %v, %d bytes of logs", statuses, logs.Len())
+}
+
+// TestPanickingToolFloodLogsBounded: a tool that panics with a message
+// naming its 700 KiB argument, called 100 times by go-sdk's client with a
+// valid token, answers each call with an error and writes less than 1 MiB
+// of logs; the panic lines say what was called, quoted.
+func TestPanickingToolFloodLogsBounded(t *testing.T) {
+	logs := &testutil.CountingLog{Keep: 64 << 10}
+	server := mcp.NewServer(&mcp.Implementation{Name: "logs", Version: "1"}, nil)
+	mcp.AddTool(server, &mcp.Tool{Name: "explode"}, func(ctx context.Context, req *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
+		panic("cannot handle " + a.Text)
+	})
+	url, priv := loggedStack(t, server, logs)
+	client := mcp.NewClient(&mcp.Implementation{Name: "flood", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	hc := &http.Client{Transport: bearerTransport{token: signed(t, priv, url, "k1")}}
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	defer cs.Close()
+	arg := strings.Repeat("a", 700<<10)
+	for i := range 100 {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "explode", Arguments: map[string]any{"text": arg}})
+		if err == nil && (res == nil || !res.IsError) {
+			t.Fatalf("call %d to a panicking tool succeeded", i)
+		}
+	}
+	if n := logs.Len(); n >= 1<<20 {
+		t.Fatalf("100 panicking calls with a 700 KiB argument wrote %d bytes of logs, want < 1 MiB", n)
+	}
+	panics := 0
+	for _, rec := range logs.Records() {
+		if rec["msg"] == "gosdk: handler panicked" {
+			panics++
+			if rec["method"] != `"tools/call"` || !strings.HasPrefix(fmt.Sprint(rec["panic"]), `"cannot handle aaa`) {
+				t.Errorf("panic record: method %v, panic %.200v", rec["method"], rec["panic"])
+			}
+		}
+	}
+	if panics == 0 {
+		t.Errorf("no panic was logged:\n%.2000s", logs.Head())
+	}
+	t.Logf("%d panic records, %d bytes of logs", panics, logs.Len())
+}
