@@ -52,6 +52,7 @@
 //     go to the session's one call in flight, when it has exactly one
 //     (the client's answer comes back on that call), else to the
 //     session's standalone stream (the answer comes back through Reply).
+//     At most Options.MaxSessionChildren such children run at once.
 //     2026-07-28 and stateless calls, which cannot take requests, still
 //     use the shared child.
 //

@@ -34,8 +34,8 @@ const flavours = {
     // read together. The everything server sends its last progress
     // notification just before the answer, so the two often arrive in one
     // read and the client drops that notification as "for an unknown
-    // token" (sdk/dist/esm/shared/protocol.js, _onnotification). The
-    // stream carries it in order (adapters/stdio tests check every era).
+    // token": https://github.com/modelcontextprotocol/typescript-sdk/issues/2580
+    // The stream carries it in order (adapters/stdio tests check every era).
     lastProgressRaces: true,
     connect: async () => {
       const client = new ClientV1(info('v1-sse'));
