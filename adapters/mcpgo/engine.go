@@ -3,6 +3,7 @@ package mcpgo
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -161,12 +162,37 @@ func (e *Engine) serve(ctx context.Context, call *httptransport.Call) (*jsonrpc.
 		e.saveChanges(call.Session, s)
 	}
 	m, err := fromMCP(resp, call.Request.ID)
-	if err == nil && m.Error != nil && m.Error.Code == jsonrpc.CodeInternalError {
+	if err != nil || m.Error == nil {
+		return m, err
+	}
+	if m.Error.Code == jsonrpc.CodeInternalError {
 		if je := hctx.Value(callKey{}).(*callInfo).handlerError(); je != nil {
 			return jsonrpc.NewError(call.Request.ID, je), nil
 		}
 	}
-	return m, err
+	if call.Request.Method == string(mcp.MethodResourcesRead) && len(m.Error.Data) == 0 &&
+		(m.Error.Code == jsonrpc.CodeInvalidParams || m.Error.Code == mcp.RESOURCE_NOT_FOUND) {
+		m.Error.Data = notFoundData(call.Request.Params)
+	}
+	return m, nil
+}
+
+// notFoundData is the data of a resources/read error for an unknown
+// resource, which should name the URI
+// (https://modelcontextprotocol.io/specification/draft/server/resources#error-handling);
+// mcp-go's error has none.
+func notFoundData(params json.RawMessage) json.RawMessage {
+	var p struct {
+		URI string `json:"uri"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.URI == "" {
+		return nil
+	}
+	data, err := json.Marshal(map[string]string{"uri": p.URI})
+	if err != nil {
+		return nil
+	}
+	return data
 }
 
 // callSession builds the session a call runs with: its session's state for

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/mcpmount/mcpmount/jsonrpc"
@@ -32,4 +34,46 @@ func TestHandlerErrors(t *testing.T) {
 			t.Errorf("%s: %s, want %s", tc.tool, got, tc.want)
 		}
 	}
+}
+
+// TestResourceNotFoundNamesURI: reading an unknown resource gets an error
+// whose data names the URI (mcp-go's own error has no data), at
+// 2026-07-28 (-32602) and in a 2025-era session (-32002).
+func TestResourceNotFoundNamesURI(t *testing.T) {
+	f := newFixture(t, nil)
+	h := map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "resources/read", "Mcp-Name": "test://nope"}
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"test://nope","_meta":{%s}}}`, modernMeta)
+	for _, tc := range []struct {
+		era    string
+		header map[string]string
+		body   string
+		want   string
+	}{
+		{"2026-07-28", h, body, `-32602 {"uri":"test://nope"}`},
+		{"2025-11-25", rawSession(t, f.url), `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"test://nope"}}`, `-32002 {"uri":"test://nope"}`},
+	} {
+		resp := rawPost(context.Background(), t, f.url, tc.header, tc.body)
+		got := streamError(t, resp)
+		if got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.era, got, tc.want)
+		}
+	}
+}
+
+// streamError reads a call's answer (JSON or SSE) and returns its error's
+// code and data.
+func streamError(t *testing.T, resp *http.Response) string {
+	t.Helper()
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	s := string(data)
+	if i := strings.Index(s, "data: {"); i >= 0 { // SSE: the event's data line
+		s = s[i+len("data: "):]
+		s = s[:strings.IndexByte(s, '\n')]
+	}
+	m, err := jsonrpc.Decode([]byte(s))
+	if err != nil || m.Error == nil {
+		return fmt.Sprintf("no error: %s %s", resp.Status, data)
+	}
+	return fmt.Sprintf("%d %s", m.Error.Code, m.Error.Data)
 }
