@@ -77,3 +77,28 @@ func streamError(t *testing.T, resp *http.Response) string {
 	}
 	return fmt.Sprintf("%d %s", m.Error.Code, m.Error.Data)
 }
+
+// TestHandlerPanic: a tool that panics gets -32603 in every era (a
+// 2025-era session call's panic, on one of the engine's workers, is
+// raised again where the transport recovers it), and the server goes on.
+func TestHandlerPanic(t *testing.T) {
+	f := newFixture(t, nil)
+	session := rawSession(t, f.url)
+	for _, tc := range []struct {
+		era    string
+		header map[string]string
+		meta   string
+	}{
+		{"2026-07-28", modernHeader("boom"), `,"_meta":{` + modernMeta + `}`},
+		{"2025-11-25", session, ""},
+	} {
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"boom","arguments":{}%s}}`, tc.meta)
+		if got := streamError(t, rawPost(context.Background(), t, f.url, tc.header, body)); !strings.HasPrefix(got, "-32603") {
+			t.Errorf("%s: %s, want -32603", tc.era, got)
+		}
+	}
+	body := `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"whoami","arguments":{}}}`
+	if got := streamSummary(t, rawPost(context.Background(), t, f.url, session, body)); len(got) != 1 || !strings.HasPrefix(got[0], `"user=-`) {
+		t.Errorf("after the panics: %v", got)
+	}
+}

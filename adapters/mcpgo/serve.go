@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpmount/mcpmount/httptransport"
 	"github.com/mcpmount/mcpmount/jsonrpc"
@@ -15,7 +14,7 @@ import (
 // Serve implements httptransport.Engine: mcp-go handles the call with a
 // ClientSession of the call's own, whose notifications go to the call's
 // stream and nowhere else, all of them, in order, before the answer.
-func (e *Engine) Serve(ctx context.Context, call *httptransport.Call) (m *jsonrpc.Message, err error) {
+func (e *Engine) Serve(ctx context.Context, call *httptransport.Call) (*jsonrpc.Message, error) {
 	if call.Modern() && call.Request.Method == string(mcp.MethodSubscriptionsListen) {
 		raw, s, err := e.prepare(ctx, call)
 		if err != nil {
@@ -28,8 +27,7 @@ func (e *Engine) Serve(ctx context.Context, call *httptransport.Call) (m *jsonrp
 	}
 	// The transport runs a session's calls on goroutines of their own
 	// (see workers).
-	e.work.run(func() { m, err = e.serve(ctx, call) })
-	return m, err
+	return e.work.serve(e, ctx, call)
 }
 
 // prepare encodes the call's request for mcp-go and builds its session.
@@ -127,7 +125,8 @@ func (e *Engine) callSession(ctx context.Context, call *httptransport.Call) (*se
 // handlerContext is the context mcp-go handles a request in.
 func (e *Engine) handlerContext(ctx context.Context, s *session, call *httptransport.Call) context.Context {
 	ctx = e.server.WithContext(ctx, s)
-	ctx = server.WithSupportedProtocolVersions(ctx, e.versions)
+	// server/discover's supportedVersions: mcp-go's default, every
+	// version it knows, is what the engine serves (e.versions).
 	ci := &callInfo{}
 	if call != nil {
 		ci.header = call.Header
