@@ -55,7 +55,9 @@ func (ls *liveSession) subscribe() {
 	ls.mu.Unlock()
 	if unsubscribe != nil { // the session ended meanwhile
 		unsubscribe()
+		return
 	}
+	ls.askStream(ls.ctx) // where the session's messages go (sessionfollow.go)
 }
 
 // received handles a message relayed from an instance serving the same
