@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -225,5 +226,33 @@ func TestRootsAnsweredThroughOtherInstance(t *testing.T) {
 		t.Fatalf("b ran the initialized handler (%s); the test routes notifications/initialized to a", got)
 	case <-time.After(8 * time.Second):
 		t.Fatal("the initialized handler on a never got the client's roots")
+	}
+}
+
+// TestLegacyClientThroughProxy: a 2024-11-05 client (go-sdk's SSE client
+// transport) through a round-robin proxy over two instances sharing Redis:
+// its GET opens the event stream on one, its POSTs alternate, and every
+// call is answered on the stream.
+func TestLegacyClientThroughProxy(t *testing.T) {
+	insts := []*instance{startInstance(t, "one", true), startInstance(t, "two", true)}
+	endpoint := roundRobinProxy(t, insts)
+	client := mcp.NewClient(&mcp.Implementation{Name: "legacy", Version: "1"}, nil)
+	ctx := ctx5(t)
+	// Default options: the client probes with server/discover first.
+	cs, err := client.Connect(ctx, &mcp.SSEClientTransport{Endpoint: endpoint}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	seen := map[string]bool{}
+	for i := range 6 {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "where", Arguments: map[string]any{"text": strconv.Itoa(i)}})
+		if err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+		seen[strings.Fields(textOf(t, res))[0]] = true
+	}
+	if len(seen) != 1 {
+		t.Errorf("calls ran on %v: a 2024-11-05 session's calls run where its stream is", seen)
 	}
 }
