@@ -28,4 +28,8 @@
 // against DNS rebinding, the request body limit, and the Accept and
 // Content-Type checks. Every refusal has one status and one JSON-RPC code,
 // listed in errors.go.
+//
+// Comments cite the MCP specification as "spec <version> <page>[#section]",
+// the page https://modelcontextprotocol.io/specification/<version>/<page>:
+// "spec 2025-11-25 basic/transports#session-management", say.
 package httptransport

@@ -125,7 +125,7 @@ type SessionRefresher interface {
 }
 
 // newSessionID returns a cryptographically random id of visible ASCII
-// (digest 1.8): 26 base32 characters, 130 bits. Sessions get it behind
+// (spec 2025-11-25 basic/transports#session-management): 26 base32 characters, 130 bits. Sessions get it behind
 // their instance's tag (mintSessionID).
 func newSessionID() string { return rand.Text() }
 

@@ -286,7 +286,7 @@ func (e *Engine) OpenSession(ctx context.Context, sess *httptransport.Session, o
 		_ = ss.Close()
 		return errEngineClosed
 	}
-	ctl.follow(ctx, readState(sess)) // the subscriptions made on other instances
+	ctl.follow(ctx, readState(sess))      // the subscriptions made on other instances
 	e.states.Store(sess, &decodedState{}) // the session is open here (sessionState)
 	e.controls[sess.ID] = ctl
 	e.wg.Add(1) // under ctlMu: never concurrent with Close's Wait
