@@ -129,6 +129,11 @@ type SessionRefresher interface {
 // their instance's tag (mintSessionID).
 func newSessionID() string { return rand.Text() }
 
+// mintSessionID returns a new session id: the instance's tag, then 130
+// random bits (newSessionID). The tag lets an instance tell another's
+// sessions from its own expired ones (foreign.go).
+func (h *Handler) mintSessionID() string { return h.tag + newSessionID() }
+
 // randomIDLen is the length of newSessionID's ids.
 const randomIDLen = 26
 
