@@ -57,9 +57,7 @@ func TestRunAuthKeyFile(t *testing.T) {
 	}
 	out, stop = serveOn(t, ln, keyFile)
 	defer stop()
-	if second := out.Line(t, "bearer token: "); second == token {
-		t.Errorf("the second run printed the first run's token; want a fresh one")
-	}
+	out.Line(t, "bearer token: ") // serving
 	demotest.CheckTools(t, "http://"+addr+"/api/mcp", token, "[caller dev-user, scopes [mcp]]")
 	if got := doCurl(t, curl); !strings.Contains(got, `hi [caller dev-user, scopes [mcp]]`) {
 		t.Errorf("the printed curl line, run against the second run, answered %q", got)
