@@ -527,33 +527,10 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, ls *liveSes
 	batch.detach()
 }
 
-// serveGet answers a GET: with Mcp-Session-Id or Last-Event-ID it opens or
-// resumes a 2025-era stream; without either it is the 2024-11-05 handshake
-// (spec 2026-07-28 basic/transports/streamable-http; spec 2024-11-05 basic/transports#http-with-sse).
-func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
-	sid, ok := h.sessionOfGetOrDelete(w, r)
-	if !ok {
-		return
-	}
+// serveGet opens or resumes (Last-Event-ID) the GET stream of session sid,
+// or of a stream the Last-Event-ID names (routeOf).
+func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request, sid string) {
 	lastID := r.Header.Get("Last-Event-Id")
-	if sid == "" && lastID == "" {
-		switch v := r.Header.Get("Mcp-Protocol-Version"); {
-		case v == "" || v == Version20241105:
-			h.serveLegacyGet(w, r)
-		case h.cfg.stateless:
-			// A 2025-era client's standalone stream needs a session.
-			w.Header().Set("Allow", "POST")
-			writeRefusal(w, noID, errSessionsOff)
-		default:
-			writeRefusal(w, noID, errSessionMissing)
-		}
-		return
-	}
-	if h.cfg.stateless {
-		w.Header().Set("Allow", "POST")
-		writeRefusal(w, noID, errSessionsOff)
-		return
-	}
 	if !parseAccept(r).sse {
 		writeRefusal(w, noID, errNotAcceptableSSE)
 		return
@@ -650,20 +627,9 @@ func (h *Handler) hold(w http.ResponseWriter, r *http.Request, ls *liveSession, 
 	over()
 }
 
-// serveDelete ends a 2025-era session (spec 2025-11-25 basic/transports#session-management).
-func (h *Handler) serveDelete(w http.ResponseWriter, r *http.Request) {
-	sid, ok := h.sessionOfGetOrDelete(w, r)
-	if !ok {
-		return
-	}
-	switch {
-	case h.cfg.stateless:
-		writeRefusal(w, noID, errSessionsOff)
-		return
-	case sid == "":
-		writeRefusal(w, noID, errSessionMissing)
-		return
-	}
+// serveDelete ends the 2025-era session sid (spec 2025-11-25
+// basic/transports#session-management).
+func (h *Handler) serveDelete(w http.ResponseWriter, r *http.Request, sid string) {
 	if herr := h.checkVersionHeader(r); herr != nil { // before lookup, which would adopt the session here
 		writeRefusal(w, noID, herr)
 		return
@@ -704,34 +670,4 @@ func (h *Handler) checkVersionHeader(r *http.Request) *httpError {
 		return refusal(http.StatusBadRequest, jsonrpc.CodeServerError, "unsupported MCP-Protocol-Version "+v)
 	}
 	return nil
-}
-
-// sessionOfGetOrDelete reads the Mcp-Session-Id of a GET or DELETE. It
-// answers the request itself, and reports false, when the request names a
-// later era without a session (refuseModernMethod) or holds a malformed
-// session id.
-func (h *Handler) sessionOfGetOrDelete(w http.ResponseWriter, r *http.Request) (string, bool) {
-	if modernHeader(r) && r.Header.Get("Mcp-Session-Id") == "" {
-		refuseModernMethod(w, r, h)
-		return "", false
-	}
-	sid, herr := sessionIDHeader(r)
-	if herr != nil {
-		writeRefusal(w, noID, herr)
-		return "", false
-	}
-	return sid, true
-}
-
-// refuseModernMethod answers a GET or DELETE that names a version later
-// than the 2025 eras: 405 for a version served here, as 2026-07-28 has no
-// GET stream and no sessions (spec 2026-07-28 basic/transports/streamable-http); 400 for one not served
-// (spec 2025-11-25 basic/transports#protocol-version-header).
-func refuseModernMethod(w http.ResponseWriter, r *http.Request, h *Handler) {
-	if herr := h.checkVersionHeader(r); herr != nil {
-		writeRefusal(w, noID, herr)
-		return
-	}
-	w.Header().Set("Allow", "POST")
-	writeRefusal(w, noID, errModernGet)
 }
