@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 
@@ -74,7 +75,9 @@ func TestRunAuthKeyFileBad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = serve(context.Background(), ln, true, keyFile, io.Discard)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second) // a serve that starts ends anyway
+	defer cancel()
+	err = serve(ctx, ln, true, keyFile, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "Ed25519 seed") {
 		t.Fatalf("serve with a bad key file: %v; want an error naming the seed", err)
 	}
