@@ -158,7 +158,8 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 // Shutdown stops accepting requests, ends every 2026-07-28 listen stream
 // with its final result, ends the streams of 2025-era and 2024-11-05
 // sessions, and waits for calls in flight to finish. When ctx is done
-// first, the remaining calls are cancelled, the connections of the
+// first, the remaining calls are cancelled (their clients get a -32000
+// "server shutting down" error, to send them again), the connections of the
 // streams taken over from net/http (see DisableHijack) closed, and ctx's
 // error returned, once the sessions have ended here and the session store
 // is closed. A write blocked on a client that stopped reading, on a stream
