@@ -29,7 +29,7 @@ type Call struct {
 	// Header is the HTTP request's header.
 	Header http.Header
 
-	out     *stream
+	out     output
 	live    *liveSession
 	replies chan *jsonrpc.Message
 	ctx     context.Context // the call's own context

@@ -191,12 +191,10 @@ func (h *Handler) serveLegacyMessage(r *http.Request, ls *liveSession, m *jsonrp
 		if !h.calls.take(ls.owner, 1) {
 			return errTooManyCalls
 		}
-		st := h.newStream(nil, acceptance{sse: true}, false) // relays all to the event stream
-		st.reqID, st.relay = m.ID, ls.standalone.sendRaw
-		// The answer, last, gives the call's quota place back (startCall);
-		// run under st.mu, as relayed is set.
-		st.relayLast = func(data []byte) { ls.standalone.sendRawAfter(data, st.relayed) }
-		h.startCall(&exchange{r: r, ls: ls, version: ls.sess.Version}, m, st)
+		// All goes to the event stream; the answer gives the call's quota
+		// place back just before its write (startCall).
+		out := h.newRelayOut(m.ID, true, ls.standalone.sendRaw, ls.standalone.sendRawAfter)
+		h.startCall(&exchange{r: r, ls: ls, version: ls.sess.Version}, m, out)
 	}
 	return nil
 }

@@ -173,7 +173,9 @@ func (ls *liveSession) removeCall(c *Call) {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	ls.releaseIDLocked(c)
-	delete(ls.streams, c.out.id)
+	if st, ok := c.out.(*stream); ok {
+		delete(ls.streams, st.id)
+	}
 	for k, p := range ls.pending {
 		if p.call == c {
 			delete(ls.pending, k)

@@ -79,7 +79,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *reque
 	stop := context.AfterFunc(h.ctx, cancel)
 	st := h.newStream(w, accept, true)
 	st.reqID, st.held = m.ID, listen
-	context.AfterFunc(ctx, st.guard.abort) // a write blocked on the client ends with the call
+	context.AfterFunc(ctx, st.abortWrite) // a write blocked on the client ends with the call
 	if listen {
 		// A listen's place is its stream: given back as the client sees
 		// it end. A call's is given back when the engine is done with it.
@@ -148,7 +148,9 @@ func (h *Handler) endModern(call *Call, stop func() bool, listen bool, release f
 		call.stopLimit()
 	}
 	h.mu.Lock()
-	delete(h.listens, call.out)
+	if st, ok := call.out.(*stream); ok {
+		delete(h.listens, st)
+	}
 	h.mu.Unlock()
 }
 

@@ -24,7 +24,8 @@ var ErrStreamClosed = errors.New("httptransport: stream closed")
 // and Send returns nil.)
 var ErrNoStream = errors.New("httptransport: no stream to the client for this request")
 
-// stream is where one call's messages go: the call's own POST response,
+// stream is an output that owns an HTTP response: one call's messages go
+// to the call's own POST response,
 // answered as JSON when nothing precedes the response and as SSE otherwise.
 // In 2025-era sessions a stream outlives its HTTP response: its events are
 // kept in the EventStore and a GET with Last-Event-ID attaches a new
@@ -49,12 +50,9 @@ type stream struct {
 	status     func(*jsonrpc.Error) int
 	header     func(http.Header) // extra response headers (e.g. Mcp-Session-Id)
 
-	closeConn bool              // the stream may be parked: say Connection: close (park.go)
-	release   func()            // gives back the place in a quota the attached response holds (limits.go)
-	eventName string            // "message" on 2024-11-05 streams
-	relay     func(data []byte) // if set, messages go here instead (batch members, 2024-11-05 calls)
-	relayLast func(data []byte) // if set, the final response goes here instead of to relay
-	relayed   func()            // a 2024-11-05 call's quota release, run by the event stream before its answer's write
+	closeConn bool   // the stream may be parked: say Connection: close (park.go)
+	release   func() // gives back the place in a quota the attached response holds (limits.go)
+	eventName string // "message" on 2024-11-05 streams
 
 	timer   *time.Timer
 	held    bool          // a listen's stream: every message flushes at once (see deferrable)
@@ -72,6 +70,9 @@ type stream struct {
 	sent    int    // index of the last event written to an attached response
 	priming bool   // send a priming event when the SSE stream opens
 }
+
+// abortWrite implements output (writeGuard.abort).
+func (s *stream) abortWrite() { s.guard.abort() }
 
 func (h *Handler) newStream(w http.ResponseWriter, accept acceptance, modern bool) *stream {
 	s := &stream{h: h, w: w, accept: accept, modern: modern}
@@ -92,8 +93,8 @@ func (h *Handler) newStream(w http.ResponseWriter, accept acceptance, modern boo
 func (s *stream) startTimer(r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.timer != nil || s.ended || s.relay != nil {
-		return // a relayed stream (batch member, 2024-11-05 call) has no response of its own
+	if s.timer != nil || s.ended {
+		return
 	}
 	d := s.h.cfg.headerFlushDelay
 	s.liftOnly = !s.accept.sse
@@ -370,10 +371,6 @@ func (s *stream) send(msg *jsonrpc.Message) error {
 		}
 		return nil
 	}
-	if s.relay != nil {
-		s.relay(data)
-		return nil
-	}
 	if s.w != nil && !s.open {
 		s.openForLocked(true, http.StatusOK)
 	}
@@ -413,16 +410,6 @@ func (s *stream) finish(resp *jsonrpc.Message) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ended {
-		return
-	}
-	if s.relayLast != nil {
-		s.relayLast(data)
-		s.endLocked()
-		return
-	}
-	if s.relay != nil {
-		s.relay(data)
-		s.endLocked()
 		return
 	}
 	s.endLocked()
@@ -494,7 +481,7 @@ func (s *stream) cut() {
 		return
 	}
 	s.mu.Lock()
-	if s.w != nil && !s.open && !s.ended && !s.standalone && s.relay == nil {
+	if s.w != nil && !s.open && !s.ended && !s.standalone {
 		if s.accept.sse {
 			s.priming = false // nothing follows to resume
 			s.openLocked()

@@ -394,7 +394,7 @@ func (h *Handler) runCall(x *exchange, m *jsonrpc.Message, st *stream) {
 // the call's stream ends, or nil if the call was refused (already answered).
 // The caller took the call's place in the principal's quota (h.calls);
 // startCall gives it back when the call ends.
-func (h *Handler) startCall(x *exchange, m *jsonrpc.Message, st *stream) <-chan struct{} {
+func (h *Handler) startCall(x *exchange, m *jsonrpc.Message, out output) <-chan struct{} {
 	r, ls, version := x.r, x.ls, x.version
 	parent, base := h.ctx, r.Context()
 	if ls != nil {
@@ -406,38 +406,42 @@ func (h *Handler) startCall(x *exchange, m *jsonrpc.Message, st *stream) <-chan 
 	// ends with its POST, as a 2026-07-28 call does.
 	ctx, cancel := context.WithCancel(base)
 	stop := context.AfterFunc(parent, cancel)
-	context.AfterFunc(ctx, st.guard.abort) // a write blocked on the client ends with the call
+	context.AfterFunc(ctx, out.abortWrite) // a write blocked on the client ends with the call
 	owner := h.calls.owner(r.Context())
-	call := &Call{Request: m, Version: version, Header: r.Header.Clone(), out: st, ctx: ctx, cancel: cancel}
+	call := &Call{Request: m, Version: version, Header: r.Header.Clone(), out: out, ctx: ctx, cancel: cancel}
 	if ls != nil {
 		call.Session, call.live = ls.sess, ls
 		call.replies = make(chan *jsonrpc.Message, 8)
-		if !ls.sess.Legacy {
+		// A call's own stream is one of the session's, which a client can
+		// resume; a relayed call's messages are its carrier's.
+		st, own := out.(*stream)
+		if own {
 			ls.newCallStream(st)
 		}
 		if !ls.addCall(call) {
-			ls.dropStream(st)
+			if own {
+				ls.dropStream(st)
+			}
 			h.calls.give(owner, 1)
 			stop()
 			cancel()
-			st.finish(jsonrpc.NewError(m.ID, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "request id already in flight in this session")))
+			out.finish(jsonrpc.NewError(m.ID, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "request id already in flight in this session")))
 			return nil
 		}
 	}
 	// A 2024-11-05 answer goes out on the session's one event stream,
 	// where answers queue behind a write to a client that stopped reading:
 	// such a call keeps its place until its answer is next to be written
-	// (then the event stream gives it back, st.relayed), or the queue
-	// would be unbounded.
-	relayed := ls != nil && ls.sess.Legacy
+	// (then the event stream gives it back: relayOut.holdPlace), or the
+	// queue would be unbounded.
+	ro, relayed := out.(*relayOut)
+	relayed = relayed && ls != nil && ls.sess.Legacy
 	release := func() { h.calls.give(owner, 1) }
 	if relayed {
 		release = sync.OnceFunc(release)
-		st.mu.Lock()
-		st.relayed = release
-		st.mu.Unlock()
+		ro.holdPlace(release)
 	}
-	st.startTimer(r)
+	out.startTimer(r)
 	h.inflight.enterLate()
 	go func() {
 		defer h.inflight.exit()
@@ -458,9 +462,9 @@ func (h *Handler) startCall(x *exchange, m *jsonrpc.Message, st *stream) <-chan 
 			ls.afterCall(context.WithoutCancel(ctx))
 		}
 		if ctx.Err() != nil {
-			st.cut() // cancelled: no response follows (spec 2025-11-25 basic/utilities/cancellation)
+			out.cut() // cancelled: no response follows (spec 2025-11-25 basic/utilities/cancellation)
 		} else {
-			st.finish(resp)
+			out.finish(resp)
 		}
 		if relayed {
 			release() // if the answer was never relayed (cut, or the stream gone)
@@ -469,7 +473,7 @@ func (h *Handler) startCall(x *exchange, m *jsonrpc.Message, st *stream) <-chan 
 			ls.removeCall(call)
 		}
 	}()
-	return st.done()
+	return out.done()
 }
 
 // serveBatch serves a 2025-03-26 batch of requests on one SSE stream, each
@@ -504,8 +508,7 @@ func (h *Handler) serveBatch(x *exchange, calls []*jsonrpc.Message, refused [][]
 	for _, m := range calls {
 		// Members take what the batch takes: over SSE everything relays,
 		// as JSON only the responses (send drops the rest).
-		sub := h.newStream(nil, acceptance{json: !accept.sse, sse: accept.sse}, false)
-		sub.reqID, sub.relay = m.ID, relay
+		sub := h.newRelayOut(m.ID, accept.sse, relay, nil)
 		if d := h.startCall(x, m, sub); d != nil {
 			dones = append(dones, d)
 		}
