@@ -76,6 +76,9 @@ func New(engine Engine, opts *Options) *Handler {
 		h.sessions = NewMemorySessionStore()
 	}
 	h.ctx, h.cancel = context.WithCancel(context.Background())
+	if cfg.observer != nil {
+		h.ctx = context.WithValue(h.ctx, observerKey{}, cfg.observer) // for ReportDropped
+	}
 	return h
 }
 
@@ -90,6 +93,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer h.inflight.exit()
+	if h.cfg.observer != nil {
+		var done func()
+		w, r, done = h.observeRequest(w, r)
+		defer done()
+	}
 	h.watchServer(r)
 	r = trimHeaders(r)
 	switch r.Method {
@@ -132,6 +140,9 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	putBuffer(buf)
 	if herr != nil {
 		writeRefusal(w, noID, herr)
+		return
+	}
+	if h.cfg.rate != nil && !h.admitRate(w, r, req) {
 		return
 	}
 	if req.modern {

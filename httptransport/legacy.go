@@ -84,7 +84,9 @@ func (h *Handler) serveLegacyGet(w http.ResponseWriter, r *http.Request) {
 	release := h.streams.place(owner)
 	detached, _ := st.attach(w, 0, false, h.parkable(r), release, sse.Event{Name: "endpoint", Data: []byte(endpoint)})
 	st.startTimer(r)
+	closed := h.observeStream(r.Context(), StreamSSE)
 	h.hold(w, r, ls, st, detached, release, func() {
+		closed()
 		h.withStore(context.WithoutCancel(r.Context()), func(ctx context.Context) { ls.end(ctx, true) })
 	})
 }

@@ -260,6 +260,7 @@ func (ls *liveSession) deliverReply(msg *jsonrpc.Message) replyOutcome {
 	case p.call.replies <- &reply:
 		return replyDelivered
 	default:
+		ls.h.observe(ls.ctx, Event{Kind: EventDropped, SessionID: ls.id, Reason: "reply_queue_full"})
 		return replyDropped
 	}
 }
@@ -329,6 +330,7 @@ func (ls *liveSession) endIf(ctx context.Context, forget bool, cond func() bool)
 	if unsubscribe != nil {
 		unsubscribe()
 	}
+	ls.h.observeSession(ls, false)
 	ls.stop()
 	ls.standalone.cut()
 	for _, st := range streams {

@@ -111,6 +111,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *reque
 		release() // before the answer goes out: the client may call again at once
 	}
 	if listen && errors.Is(err, ErrHold) {
+		call.streamClosed = h.observeStream(r.Context(), StreamListen)
 		end := func() { h.endModern(call, stop, true, release) }
 		if unwatch() && h.parkListen(w, r, st, call, end) {
 			return // the stream lives on; end runs when it ends (park.go)
@@ -142,6 +143,9 @@ func (h *Handler) endModern(call *Call, stop func() bool, listen bool, release f
 	}
 	if !listen {
 		return
+	}
+	if call.streamClosed != nil {
+		call.streamClosed()
 	}
 	if call.stopLimit != nil {
 		call.stopLimit()

@@ -184,6 +184,7 @@ func (h *Handler) adopt(ls *liveSession) (*liveSession, error) {
 		ls.end(context.WithoutCancel(ls.ctx), false)
 		return nil, err
 	}
+	h.observeSession(ls, true)
 	return ls, nil
 }
 
@@ -597,7 +598,9 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 	if st.standalone {
 		st.startTimer(r)
 	}
+	closed := h.observeStream(r.Context(), StreamGet)
 	h.hold(w, r, ls, st, detached, release, func() {
+		closed()
 		h.withStore(context.WithoutCancel(r.Context()), func(ctx context.Context) { _ = ls.touch(ctx) })
 	})
 }
