@@ -281,6 +281,4 @@ func rpcErrorCode(t *testing.T, body []byte) int64 {
 	return m.Error.Code
 }
 
-
-
 func readCloser(s string) io.ReadCloser { return io.NopCloser(bytes.NewReader([]byte(s))) }
