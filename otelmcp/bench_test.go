@@ -1,0 +1,85 @@
+package otelmcp_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/mcpmount/mcpmount/adapters/gosdk"
+	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/otelmcp"
+)
+
+// benchBody is a 2026-07-28 tools/call answered as JSON (bench/'s
+// json2026 scenario).
+const benchBody = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello, world"},"_meta":{` + meta2026 + `}}}`
+
+// BenchmarkCall2026JSON is one 2026-07-28 JSON call over loopback HTTP
+// through the go-sdk engine, without an observer and with otelmcp on the
+// real SDK (every span sampled and batched to an exporter that drops it,
+// metrics aggregated for a reader): the difference is what tracing and
+// metrics add to a call.
+func BenchmarkCall2026JSON(b *testing.B) {
+	b.Run("observer=none", func(b *testing.B) { benchCall(b, nil) })
+	b.Run("observer=otel", func(b *testing.B) {
+		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
+		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+		defer func() { _ = tp.Shutdown(context.Background()); _ = mp.Shutdown(context.Background()) }()
+		obs, err := otelmcp.New(&otelmcp.Options{TracerProvider: tp, MeterProvider: mp})
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchCall(b, obs)
+	})
+}
+
+func benchCall(b *testing.B, obs httptransport.Observer) {
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	server := mcp.NewServer(&mcp.Implementation{Name: "bench", Version: "1"}, &mcp.ServerOptions{Logger: quiet})
+	mcp.AddTool(server, &mcp.Tool{Name: "echo"}, func(ctx context.Context, req *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: a.Text}}}, nil, nil
+	})
+	engine := gosdk.NewEngine(server, &gosdk.Options{Logger: quiet})
+	h := httptransport.New(engine, &httptransport.Options{Observer: obs, Logger: quiet})
+	srv := httptest.NewServer(h)
+	defer func() {
+		_ = h.Shutdown(context.Background())
+		srv.Close()
+		engine.Close()
+	}()
+	client := srv.Client()
+	body := []byte(benchBody)
+	do := func() {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL, bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json")
+		req.Header.Set("Mcp-Protocol-Version", httptransport.Version20260728)
+		req.Header.Set("Mcp-Method", "tools/call")
+		req.Header.Set("Mcp-Name", "echo")
+		resp, err := client.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		data, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(data), "hello, world") {
+			b.Fatalf("%d %s", resp.StatusCode, data)
+		}
+	}
+	do()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		do()
+	}
+}
