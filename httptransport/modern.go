@@ -86,6 +86,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *reque
 	}
 	call := &Call{Request: m, Version: version, Header: r.Header, out: st, ctx: ctx, cancel: cancel}
 	if listen {
+		call.streamClosed = h.observeStream(r.Context(), StreamListen)
 		st.closeConn = h.parkable(r)
 		watch := h.watchServer(r)
 		if watch != nil {
@@ -111,7 +112,6 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *reque
 		release() // before the answer goes out: the client may call again at once
 	}
 	if listen && errors.Is(err, ErrHold) {
-		call.streamClosed = h.observeStream(r.Context(), StreamListen)
 		end := func() { h.endModern(call, stop, true, release) }
 		if unwatch() && h.parkListen(w, r, st, call, end) {
 			return // the stream lives on; end runs when it ends (park.go)

@@ -144,3 +144,48 @@ func TestNoObserverNoWrap(t *testing.T) {
 		t.Error("a handler without an Observer carries one")
 	}
 }
+
+// TestObserverListenStreams: a 2026-07-28 listen counts as a held stream
+// from its start to its end, whether the engine holds it (ErrHold, the
+// stream parked) or blocks in Serve.
+func TestObserverListenStreams(t *testing.T) {
+	for _, hold := range []bool{true, false} {
+		t.Run(map[bool]string{true: "ErrHold", false: "blocking"}[hold], func(t *testing.T) {
+			rec := &recorder{}
+			e := newTestEngine()
+			e.hold = hold
+			s := startServer(t, e, &Options{Observer: rec}, nil, false)
+			ctx, cancel := context.WithCancel(context.Background())
+			resp := s.open(ctx, http.MethodPost, modernHeaders("subscriptions/listen"), listenBody)
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("listen: %d", resp.StatusCode)
+			}
+			newSSEReader(t, resp.Body).next() // the acknowledgement
+			if got := rec.count(Event{Kind: EventStreamOpened, Stream: StreamListen}); got != 1 {
+				t.Errorf("%d listen streams opened, want 1", got)
+			}
+			if got := rec.count(Event{Kind: EventStreamClosed, Stream: StreamListen}); got != 0 {
+				t.Errorf("listen stream closed while open")
+			}
+			cancel()
+			resp.Body.Close()
+			rec.waitCount(t, Event{Kind: EventStreamClosed, Stream: StreamListen}, 1)
+		})
+	}
+}
+
+// TestMemoryEventStoreOnEvict: OnEvict is called once for each event the
+// store's bound evicts.
+func TestMemoryEventStoreOnEvict(t *testing.T) {
+	evicted := 0
+	m := NewMemoryEventStore(&MemoryEventStoreOptions{MaxBytesPerSession: 3 * (100 + eventOverhead), OnEvict: func() { evicted++ }})
+	data := []byte(strings.Repeat("x", 100))
+	for i := range 5 {
+		if err := m.Append(context.Background(), "s", "st", i, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if evicted != 2 {
+		t.Errorf("OnEvict called %d times, want 2 (5 events, room for 3)", evicted)
+	}
+}
