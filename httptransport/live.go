@@ -56,6 +56,16 @@ type liveSession struct {
 	// unsubscribe ends the session's SessionRelay subscription here
 	// (sessionrelay.go); nil when it has none.
 	unsubscribe func()
+	// streamAt is the tag of the copy of the session, on another instance,
+	// that holds its GET stream, as last heard (sessionfollow.go); "" when
+	// none is known to.
+	streamAt string
+
+	// What the relay delivered for the session, run in order off its
+	// goroutine (liveSession.later).
+	queueMu  sync.Mutex
+	queue    []func()
+	draining bool
 }
 
 type pendingReply struct {
@@ -96,6 +106,9 @@ func (ls *liveSession) Send(ctx context.Context, msg *jsonrpc.Message) error {
 		msg = &out
 	} else if msg.Method == "notifications/cancelled" {
 		msg = ls.cancelledOut(nil, msg)
+	}
+	if ls.forward(ctx, msg) {
+		return nil
 	}
 	return ls.standalone.send(msg)
 }

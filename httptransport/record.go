@@ -78,6 +78,36 @@ func (ls *liveSession) touch(ctx context.Context) error {
 	return err
 }
 
+// refresh is touch for a request of a session served here: for a shared
+// session it also reads the record, and takes the state another instance
+// saved (Session.refreshState), so that no request is served with state
+// older than the store's. It reports ErrNoSession when the record is gone.
+func (ls *liveSession) refresh(ctx context.Context) error {
+	if !ls.shared() {
+		return ls.touch(ctx)
+	}
+	var rec *SessionRecord
+	var err error
+	if r, ok := ls.h.sessions.(SessionRefresher); ok {
+		rec, err = r.TouchGet(ctx, ls.id, ls.h.cfg.idleTimeout)
+	} else if err = ls.touch(ctx); err == nil {
+		rec, err = ls.h.sessions.Get(ctx, ls.id)
+	}
+	now := time.Now()
+	ls.mu.Lock()
+	ls.lastUsed = now
+	if err == nil {
+		ls.touched = now
+	}
+	ls.mu.Unlock()
+	if err == nil && rec.Owner == ls.owner && ls.sess.refreshState(rec.State) {
+		if o, ok := ls.h.engine.(SessionStateObserver); ok {
+			o.SessionStateChanged(ctx, ls.sess)
+		}
+	}
+	return err
+}
+
 // afterCall does the store work due when a call of the session ends:
 // touching a shared record the call outlasted, saving changed state. A
 // call that leaves nothing to do costs no store context.

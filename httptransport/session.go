@@ -1,6 +1,7 @@
 package httptransport
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -44,6 +45,19 @@ func (s *Session) SetState(state json.RawMessage) {
 	s.mu.Lock()
 	s.state, s.dirty = state, true
 	s.mu.Unlock()
+}
+
+// refreshState takes state, as another instance saved it, unless the
+// engine changed the state here since it was last saved (that change is
+// saved next, and wins). It reports whether the state changed.
+func (s *Session) refreshState(state json.RawMessage) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dirty || bytes.Equal(s.state, state) {
+		return false
+	}
+	s.state = state
+	return true
 }
 
 // isDirty reports whether the state changed since the last takeDirty,
@@ -97,6 +111,17 @@ type SessionStore interface {
 	Touch(ctx context.Context, id string, ttl time.Duration) error
 	// Delete removes the record; deleting a missing one is not an error.
 	Delete(ctx context.Context, id string) error
+}
+
+// SessionRefresher is an optional interface of a shared SessionStore:
+// TouchGet extends a record's life as Touch does and returns the record as
+// Get does, in one round trip (Redis: GETEX). An instance serving a session
+// shared with others reads the record at each request of the session, so
+// that the state another instance saved (a log level, a client's
+// notifications/initialized) is the state this one serves the request
+// with; a store without it costs a Touch and a Get there.
+type SessionRefresher interface {
+	TouchGet(ctx context.Context, id string, ttl time.Duration) (*SessionRecord, error)
 }
 
 // newSessionID returns a cryptographically random id of visible ASCII
@@ -180,6 +205,23 @@ func (m *MemorySessionStore) Touch(_ context.Context, id string, ttl time.Durati
 	r.expires = m.deadline(ttl)
 	m.records[id] = r
 	return nil
+}
+
+// TouchGet implements SessionRefresher.
+func (m *MemorySessionStore) TouchGet(_ context.Context, id string, ttl time.Duration) (*SessionRecord, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, ok := m.records[id]
+	if !ok || (!r.expires.IsZero() && m.now().After(r.expires)) {
+		delete(m.records, id)
+		return nil, ErrNoSession
+	}
+	if ttl > 0 {
+		r.expires = m.deadline(ttl)
+		m.records[id] = r
+	}
+	rec := r.rec
+	return &rec, nil
 }
 
 // Delete implements SessionStore.

@@ -72,6 +72,10 @@ func (ls *liveSession) received(data []byte) {
 		if id, ok := cancelledID(m); ok {
 			ls.cancelCall(id)
 		}
+	case m.Method == streamMethod:
+		ls.receivedStream(m)
+	case m.Method == forwardMethod:
+		ls.receivedForward(m)
 	default:
 		ls.h.cfg.logger.Debug("mcp: relayed message ignored", "session", logval.String(ls.id), "method", logval.String(m.Method))
 	}

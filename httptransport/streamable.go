@@ -109,7 +109,7 @@ func (h *Handler) lookup(r *http.Request, sid string) (*liveSession, *httpError)
 			return nil, errSessionNotFound
 		}
 		var err error
-		h.withStore(r.Context(), func(ctx context.Context) { err = ls.touch(ctx) })
+		h.withStore(r.Context(), func(ctx context.Context) { err = ls.refresh(ctx) })
 		if errors.Is(err, ErrNoSession) {
 			// Deleted or expired on another instance sharing the store.
 			h.withStore(context.WithoutCancel(r.Context()), ls.gone)
@@ -597,11 +597,16 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 	}
 	if st.standalone {
 		st.startTimer(r)
+		ls.announceStream(r.Context(), true) // the session's messages come here now (sessionfollow.go)
 	}
 	closed := h.observeStream(r.Context(), StreamGet)
 	h.hold(w, r, ls, st, detached, release, func() {
 		closed()
-		h.withStore(context.WithoutCancel(r.Context()), func(ctx context.Context) { _ = ls.touch(ctx) })
+		ctx := context.WithoutCancel(r.Context())
+		if st.standalone {
+			ls.announceStream(ctx, false)
+		}
+		h.withStore(ctx, func(ctx context.Context) { _ = ls.touch(ctx) })
 	})
 }
 

@@ -39,9 +39,11 @@ type controlConn struct {
 	once        sync.Once
 	answerPings bool // answer the SDK's pings here (the engine's own watcher has no client)
 
-	mu      sync.Mutex
-	next    int64
-	pending map[int64]chan *jsonrpc.Message
+	mu       sync.Mutex
+	next     int64
+	pending  map[int64]chan *jsonrpc.Message
+	applied  applied    // the log level and subscriptions it holds (state.go)
+	followMu sync.Mutex // follow runs one at a time
 }
 
 // newControlConn returns the connection of session id, whose messages go to
