@@ -158,6 +158,9 @@ func (h *Handler) serveLegacyPost(w http.ResponseWriter, r *http.Request) {
 	case m.IsNotification():
 		h.notify(r.Context(), ls, m)
 	default:
+		if h.cfg.rate != nil && !h.admitRate(w, r, singleRequest(m)) {
+			return
+		}
 		if !h.calls.take(owner, 1) {
 			refuseOverQuota(w, errTooManyCalls)
 			return

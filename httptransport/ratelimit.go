@@ -52,10 +52,9 @@ type rateLimiter struct {
 	all   Rate
 	tools map[string]Rate
 
-	mu        sync.Mutex
-	buckets   map[rateKey]*rate.Limiter
-	sweepAt   int // sweep when buckets grows past this
-	lastSweep time.Time
+	mu      sync.Mutex
+	buckets map[rateKey]*rate.Limiter
+	sweepAt int // sweep when buckets grows past this
 }
 
 type rateKey struct {
@@ -104,7 +103,6 @@ func (l *rateLimiter) sweep(now time.Time) {
 		}
 	}
 	l.sweepAt = max(1024, 2*len(l.buckets))
-	l.lastSweep = now
 }
 
 // admit takes n tokens from owner's bucket and one per named call from
@@ -194,4 +192,12 @@ func (h *Handler) admitRate(w http.ResponseWriter, r *http.Request, req *request
 	}
 	writeJSON(w, http.StatusTooManyRequests, errorBody(id, errRateLimited))
 	return false
+}
+
+// singleRequest wraps a 2024-11-05 POST's one message for admitRate.
+func singleRequest(m *jsonrpc.Message) *request {
+	req := &request{}
+	req.one[0] = m
+	req.msgs, req.errs = req.one[:], req.oneErr[:]
+	return req
 }

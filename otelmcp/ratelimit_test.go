@@ -1,9 +1,13 @@
 package otelmcp_test
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"go.opentelemetry.io/otel/attribute"
 
@@ -108,5 +112,30 @@ func TestRefusalsCounted(t *testing.T) {
 	}
 	if got := sumWhere(t, rm, "mcpmount.server.refusals", attribute.Int("http.response.status_code", resp.StatusCode), attribute.String("mcpmount.reason", "content_type")); got != 1 {
 		t.Errorf("Content-Type refusals (%d) %d, want 1", resp.StatusCode, got)
+	}
+}
+
+// TestRateLimitSessions: requests in 2025-era and 2024-11-05 sessions
+// count too (initialize among them; notifications do not), and the
+// client sees the refusal as an error.
+func TestRateLimitSessions(t *testing.T) {
+	for _, version := range []string{httptransport.Version20251125, httptransport.Version20241105} {
+		t.Run(version, func(t *testing.T) {
+			f := newFixture(t, &httptransport.Options{RateLimit: &httptransport.RateLimit{PerSecond: 0.01, Burst: 3}})
+			cs := f.connect(t, version) // initialize: one request
+			for i := range 2 {
+				if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hi"}}); err != nil {
+					t.Fatalf("call %d within the burst: %v", i+1, err)
+				}
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hi"}}); err == nil {
+				t.Fatal("call past the burst served")
+			}
+			if got := sumWhere(t, f.metrics(t), "mcpmount.server.refusals", attribute.Int("http.response.status_code", 429), attribute.String("mcpmount.reason", "rate_limited")); got != 1 {
+				t.Errorf("rate-limit refusals counted %d, want 1", got)
+			}
+		})
 	}
 }
