@@ -11,6 +11,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 
 	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/internal/jsonscan"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
@@ -43,35 +44,84 @@ var (
 // conventions name it.
 const errorTypeTool = "tool_error"
 
-// callParams is what the observer reads of a request's params.
+// callParams is what the observer reads of a request's params: the
+// tool's or prompt's name, the resource's URI, and the W3C trace context
+// and baggage of _meta.
 type callParams struct {
-	Name string                     `json:"name"`
-	URI  string                     `json:"uri"`
-	Meta map[string]json.RawMessage `json:"_meta"`
+	Name string `json:"name"`
+	URI  string `json:"uri"`
+	Meta struct {
+		Traceparent string `json:"traceparent"`
+		Tracestate  string `json:"tracestate"`
+		Baggage     string `json:"baggage"`
+	} `json:"_meta"`
 }
 
 // parseParams reads name, uri and _meta from params; what it cannot read
-// stays empty.
+// stays empty. Plain JSON (no escapes) is walked without reflection;
+// anything else goes to encoding/json.
 func parseParams(params json.RawMessage) callParams {
 	var p callParams
-	if len(params) > 0 {
-		_ = json.Unmarshal(params, &p)
+	if len(params) == 0 {
+		return p
 	}
+	if parseParamsFast(params, &p) {
+		return p
+	}
+	p = callParams{}
+	_ = json.Unmarshal(params, &p)
 	return p
 }
 
-// metaString returns the string _meta holds under key, or "".
-func (p *callParams) metaString(key string) string {
-	raw, ok := p.Meta[key]
-	if !ok {
-		return ""
+// parseParamsFast is parseParams for plain JSON; it reports false when
+// encoding/json must decide.
+func parseParamsFast(params []byte, p *callParams) bool {
+	str := func(raw []byte, dst *string) bool {
+		if len(raw) == 0 || raw[0] != '"' {
+			return true // not a string: left empty, as encoding/json would fail it
+		}
+		s, ok := jsonscan.SimpleString(raw)
+		*dst = string(s)
+		return ok
 	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return ""
-	}
-	return s
+	return jsonscan.Object(params, func(key, value []byte) bool {
+		switch string(key) {
+		case "name":
+			return str(value, &p.Name)
+		case "uri":
+			return str(value, &p.URI)
+		case "_meta":
+			if len(value) == 0 || value[0] != '{' {
+				return true
+			}
+			return jsonscan.Object(value, func(key, value []byte) bool {
+				switch string(key) {
+				case "traceparent":
+					return str(value, &p.Meta.Traceparent)
+				case "tracestate":
+					return str(value, &p.Meta.Tracestate)
+				case "baggage":
+					return str(value, &p.Meta.Baggage)
+				}
+				return !foldsTo(key)
+			})
+		}
+		return !foldsTo(key)
+	})
 }
+
+// foldsTo reports whether key matches, in another case, one of the names
+// parseParams reads, as encoding/json would match it.
+func foldsTo(key []byte) bool {
+	for _, name := range readNames {
+		if jsonscan.FoldEqual(key, name) {
+			return true
+		}
+	}
+	return false
+}
+
+var readNames = []string{"name", "uri", "_meta", "traceparent", "tracestate", "baggage"}
 
 // target is the low-cardinality part of a span name after the method:
 // the tool's or the prompt's name (resource URIs are not low-cardinality).

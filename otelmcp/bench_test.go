@@ -3,6 +3,7 @@ package otelmcp_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/mcpmount/mcpmount/adapters/gosdk"
 	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/jsonrpc"
 	"github.com/mcpmount/mcpmount/otelmcp"
 )
 
@@ -34,15 +36,56 @@ const benchBody = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name
 func BenchmarkCall2026JSON(b *testing.B) {
 	b.Run("observer=none", func(b *testing.B) { benchCall(b, nil) })
 	b.Run("observer=otel", func(b *testing.B) {
-		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
-		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
-		defer func() { _ = tp.Shutdown(context.Background()); _ = mp.Shutdown(context.Background()) }()
-		obs, err := otelmcp.New(&otelmcp.Options{TracerProvider: tp, MeterProvider: mp})
-		if err != nil {
-			b.Fatal(err)
-		}
+		obs, stop := newBenchObserver(b)
+		defer stop()
 		benchCall(b, obs)
 	})
+}
+
+// BenchmarkServe2026JSON is BenchmarkCall2026JSON served in process
+// (Handler.ServeHTTP on a recorder): no network and no client, so only
+// the server's work is measured.
+func BenchmarkServe2026JSON(b *testing.B) {
+	b.Run("observer=none", func(b *testing.B) { benchDirect(b, nil) })
+	b.Run("observer=otel", func(b *testing.B) {
+		obs, stop := newBenchObserver(b)
+		defer stop()
+		benchDirect(b, obs)
+	})
+}
+
+// BenchmarkObserverAlone is the observer's own work for one call (start
+// and end), without the transport or the engine.
+func BenchmarkObserverAlone(b *testing.B) {
+	obs, stop := newBenchObserver(b)
+	defer stop()
+	m, err := jsonrpc.Decode([]byte(benchBody))
+	if err != nil {
+		b.Fatal(err)
+	}
+	info := &httptransport.CallInfo{Method: m.Method, ID: m.ID, Params: m.Params, Version: httptransport.Version20260728,
+		Transport: httptransport.TransportModern, RemoteAddr: "127.0.0.1:40000", Proto: "HTTP/1.1"}
+	resp := jsonrpc.NewResponse(m.ID, json.RawMessage(`{"content":[{"type":"text","text":"hello, world"}]}`))
+	b.ReportAllocs()
+	start := cpuTime()
+	for b.Loop() {
+		_, end := obs.StartCall(context.Background(), info)
+		end(httptransport.CallOutcome{Response: resp, Status: http.StatusOK})
+	}
+	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+}
+
+// newBenchObserver is otelmcp on the real SDK as a service would run it:
+// every span sampled and batched (to an exporter that drops them), metrics
+// aggregated for a reader.
+func newBenchObserver(b *testing.B) (*otelmcp.Observer, func()) {
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+	obs, err := otelmcp.New(&otelmcp.Options{TracerProvider: tp, MeterProvider: mp})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return obs, func() { _ = tp.Shutdown(context.Background()); _ = mp.Shutdown(context.Background()) }
 }
 
 func benchCall(b *testing.B, obs httptransport.Observer) {
@@ -98,4 +141,43 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// benchDirect serves the call through Handler.ServeHTTP in process, no
+// network and no client: only the server's work is timed.
+func benchDirect(b *testing.B, obs httptransport.Observer) {
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	server := mcp.NewServer(&mcp.Implementation{Name: "bench", Version: "1"}, &mcp.ServerOptions{Logger: quiet})
+	mcp.AddTool(server, &mcp.Tool{Name: "echo"}, func(ctx context.Context, req *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: a.Text}}}, nil, nil
+	})
+	engine := gosdk.NewEngine(server, &gosdk.Options{Logger: quiet})
+	h := httptransport.New(engine, &httptransport.Options{Observer: obs, Logger: quiet})
+	defer func() {
+		_ = h.Shutdown(context.Background())
+		engine.Close()
+	}()
+	header := http.Header{}
+	header.Set("Content-Type", "application/json")
+	header.Set("Accept", "application/json")
+	header.Set("Mcp-Protocol-Version", httptransport.Version20260728)
+	header.Set("Mcp-Method", "tools/call")
+	header.Set("Mcp-Name", "echo")
+	do := func() {
+		req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(benchBody))
+		req.Header = header.Clone()
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "hello, world") {
+			b.Fatalf("%d %s", rec.Code, rec.Body)
+		}
+	}
+	do()
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := cpuTime()
+	for b.Loop() {
+		do()
+	}
+	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
 }

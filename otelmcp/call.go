@@ -16,18 +16,24 @@ import (
 	"github.com/mcpmount/mcpmount/httptransport"
 )
 
-// metaCarrier reads the trace context from params._meta.
+// metaCarrier reads the W3C trace context and baggage from params._meta.
 type metaCarrier struct{ p *callParams }
 
-func (c metaCarrier) Get(key string) string { return c.p.metaString(key) }
-func (c metaCarrier) Set(string, string)    {}
-func (c metaCarrier) Keys() []string {
-	keys := make([]string, 0, len(c.p.Meta))
-	for k := range c.p.Meta {
-		keys = append(keys, k)
+func (c metaCarrier) Get(key string) string {
+	switch key {
+	case "traceparent":
+		return c.p.Meta.Traceparent
+	case "tracestate":
+		return c.p.Meta.Tracestate
+	case "baggage":
+		return c.p.Meta.Baggage
 	}
-	return keys
+	return ""
 }
+
+func (c metaCarrier) Set(string, string) {}
+
+func (c metaCarrier) Keys() []string { return []string{"traceparent", "tracestate", "baggage"} }
 
 var _ propagation.TextMapCarrier = metaCarrier{}
 
@@ -61,7 +67,7 @@ func (o *Observer) StartCall(ctx context.Context, call *httptransport.CallInfo) 
 
 	opts := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(spanAttrs...)}
 	parent := ctx
-	if len(p.Meta) > 0 {
+	if p.Meta.Traceparent != "" {
 		if remote := o.propagator.Extract(ctx, metaCarrier{&p}); trace.SpanContextFromContext(remote).IsValid() {
 			// The client's context is the parent; the HTTP request's span
 			// (otelhttp), if any, a link (MCP conventions, "Context
