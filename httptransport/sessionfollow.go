@@ -38,10 +38,13 @@ const (
 )
 
 // streamNotice says that the instance whose copy has tag Tag attached the
-// session's GET stream (Held) or let it go.
+// session's GET stream (Held) or let it go; with Ask, that the copy has
+// just started serving the session here and asks the instance holding the
+// stream, if any, to say so again.
 type streamNotice struct {
 	Tag  string `json:"tag"`
 	Held bool   `json:"held"`
+	Ask  bool   `json:"ask,omitempty"`
 }
 
 // forwarded is a session message for the copy with tag To.
@@ -53,10 +56,20 @@ type forwarded struct {
 // announceStream tells the session's other instances that this one now
 // holds its GET stream (held) or no longer does.
 func (ls *liveSession) announceStream(ctx context.Context, held bool) {
+	ls.notice(ctx, streamNotice{Tag: ls.tag, Held: held})
+}
+
+// askStream asks, as the session starts being served here, which instance
+// holds its GET stream.
+func (ls *liveSession) askStream(ctx context.Context) {
+	ls.notice(ctx, streamNotice{Tag: ls.tag, Ask: true})
+}
+
+func (ls *liveSession) notice(ctx context.Context, n streamNotice) {
 	if ls.relay() == nil {
 		return
 	}
-	params, _ := json.Marshal(streamNotice{Tag: ls.tag, Held: held})
+	params, _ := json.Marshal(n)
 	ls.h.publish(ctx, ls, jsonrpc.NewNotification(streamMethod, params))
 }
 
@@ -101,6 +114,12 @@ func (ls *liveSession) publishForward(ctx context.Context, to string, data []byt
 func (ls *liveSession) receivedStream(m *jsonrpc.Message) {
 	var n streamNotice
 	if json.Unmarshal(m.Params, &n) != nil || n.Tag == "" || n.Tag == ls.tag {
+		return
+	}
+	if n.Ask {
+		if ls.standalone.attached() {
+			ls.later(func() { ls.announceStream(ls.ctx, true) })
+		}
 		return
 	}
 	ls.mu.Lock()

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -57,5 +59,25 @@ func TestContains(t *testing.T) {
 		if line != c.line || ok != c.ok {
 			t.Errorf("contains(%q) = %d, %v; want %d, %v", c.want, line, ok, c.line, c.ok)
 		}
+	}
+}
+
+// TestBrokenLinks reports relative links to missing files, and leaves
+// alone links with a scheme, anchors, existing files and code blocks.
+func TestBrokenLinks(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "there.md"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	doc := strings.Join([]string{
+		"[a](there.md) [b](there.md#part) [c](https://example.com/x) [d](#top)",
+		"[e](missing.md)",
+		"```sh",
+		"[f](also-missing.md)",
+		"```",
+	}, "\n")
+	got := brokenLinks(filepath.Join(dir, "doc.md"), doc)
+	if len(got) != 1 || !strings.Contains(got[0], "doc.md:2: link to missing.md") {
+		t.Errorf("brokenLinks = %q; want one problem, for missing.md on line 2", got)
 	}
 }

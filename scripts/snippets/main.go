@@ -18,7 +18,9 @@
 //   - a part of a complete program in another Markdown file checked in the
 //     same run, marked "// from docs/file.md" and matched the same way.
 //
-// It prints each failure as file:line: what, and exits 1 if there was any.
+// Relative links of the files ([text](docs/x.md)) must name files that
+// exist. It prints each failure as file:line: what, and exits 1 if there
+// was any.
 package main
 
 import (
@@ -46,7 +48,10 @@ func main() {
 		os.Exit(2)
 	}
 	c := &checker{root: abs}
-	var blocks []block
+	var (
+		blocks   []block
+		problems []string
+	)
 	for _, name := range flag.Args() {
 		data, err := os.ReadFile(name)
 		if err != nil {
@@ -54,8 +59,9 @@ func main() {
 			os.Exit(2)
 		}
 		blocks = append(blocks, extract(name, string(data))...)
+		problems = append(problems, brokenLinks(name, string(data))...)
 	}
-	problems := c.check(blocks)
+	problems = append(problems, c.check(blocks)...)
 	for _, p := range problems {
 		fmt.Fprintln(os.Stderr, p)
 	}
