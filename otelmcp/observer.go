@@ -30,9 +30,10 @@ type Options struct {
 	// MeterProvider makes the metrics. Nil means otel.GetMeterProvider().
 	MeterProvider metric.MeterProvider
 	// Propagator reads the trace context a request carries in
-	// params._meta. Nil means otel.GetTextMapPropagator(); if that
-	// propagates nothing (no fields, the global default), W3C Trace
-	// Context and Baggage.
+	// params._meta, under the keys traceparent, tracestate and baggage
+	// (the only ones the observer reads). Nil means
+	// otel.GetTextMapPropagator(); if that propagates nothing (no fields,
+	// the global default), W3C Trace Context and Baggage.
 	Propagator propagation.TextMapPropagator
 }
 
