@@ -3,6 +3,8 @@ package httptransport
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -189,3 +191,33 @@ func TestMemoryEventStoreOnEvict(t *testing.T) {
 		t.Errorf("OnEvict called %d times, want 2 (5 events, room for 3)", evicted)
 	}
 }
+
+// TestObserverRelayFailures: a message another instance should get, whose
+// publish fails, is reported.
+func TestObserverRelayFailures(t *testing.T) {
+	rec := &recorder{}
+	a, b := pair(t, Options{Sessions: failingRelayStore{NewMemorySessionStore()}, Observer: rec, Logger: quietLogger()})
+	sid := a.initialize(Version20251125)
+	elsewhere := `{"jsonrpc":"2.0","id":"mcpmount-` + liveOf(t, a, sid).tag + `-99","result":{}}`
+	if resp, body := b.do(http.MethodPost, sessionHeaders(sid, Version20251125), elsewhere); resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("answer for A POSTed to B: %d %s", resp.StatusCode, body)
+	}
+	if got := rec.count(Event{Kind: EventRelayFailed, SessionID: sid}); got == 0 {
+		t.Error("the failed publish was not reported")
+	}
+}
+
+// TestEvictHook: the default event store reports its evictions to the
+// Observer; without one it gets no options at all.
+func TestEvictHook(t *testing.T) {
+	if evictHook(nil) != nil {
+		t.Error("options for the event store without an Observer")
+	}
+	rec := &recorder{}
+	evictHook(rec).OnEvict()
+	if got := rec.count(Event{Kind: EventEvicted}); got != 1 {
+		t.Errorf("%d evictions reported, want 1", got)
+	}
+}
+
+func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
