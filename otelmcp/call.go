@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
 // metaCarrier reads the W3C trace context and baggage from params._meta.
@@ -37,6 +38,23 @@ func (c metaCarrier) Keys() []string { return []string{"traceparent", "tracestat
 
 var _ propagation.TextMapCarrier = metaCarrier{}
 
+// knownMethods are the request methods of the MCP specification (every
+// era). Others, which any client can make up, are named "_OTHER" in span
+// names and metrics, as the HTTP conventions name unknown methods, so that
+// their cardinality stays bounded; the span's mcp.method.name keeps the
+// method as sent.
+var knownMethods = map[string]bool{
+	"initialize": true, "ping": true, "server/discover": true, "subscriptions/listen": true,
+	"tools/list": true, "tools/call": true, "prompts/list": true, "prompts/get": true,
+	"resources/list": true, "resources/templates/list": true, "resources/read": true,
+	"resources/subscribe": true, "resources/unsubscribe": true,
+	"logging/setLevel": true, "completion/complete": true,
+	"tasks/get": true, "tasks/result": true, "tasks/list": true, "tasks/cancel": true,
+}
+
+// otherMethod names an unknown method in span names and metrics.
+const otherMethod = "_OTHER"
+
 // StartCall implements httptransport.Observer: it starts the call's
 // SERVER span, named "{mcp.method.name} {target}", and returns the
 // context that carries it, and what ends it and records the call's
@@ -44,26 +62,34 @@ var _ propagation.TextMapCarrier = metaCarrier{}
 func (o *Observer) StartCall(ctx context.Context, call *httptransport.CallInfo) (context.Context, func(httptransport.CallOutcome)) {
 	start := time.Now()
 	p := parseParams(call.Params)
-	name := call.Method
+	method := call.Method
+	if !knownMethods[method] {
+		method = otherMethod
+	}
+	name := method
 	if t := target(call.Method, &p); t != "" {
 		name += " " + t
 	}
 
-	// Attributes shared by the span and the duration histogram; the
-	// method goes first, as Record adds it itself.
+	// Attributes shared by the span and the duration histogram.
 	common := make([]attribute.KeyValue, 0, 8)
-	common = append(common, keyMethod.String(call.Method))
+	var targetAttr attribute.KeyValue // the tool's or prompt's name
 	switch call.Method {
 	case "tools/call":
-		common = append(common, keyToolName.String(p.Name), semconv.GenAIOperationNameExecuteTool)
+		targetAttr = keyToolName.String(p.Name)
+		common = append(common, semconv.GenAIOperationNameExecuteTool)
 	case "prompts/get":
-		common = append(common, keyPromptName.String(p.Name))
+		targetAttr = keyPromptName.String(p.Name)
 	}
 	if call.Version != "" {
 		common = append(common, keyMCPVersion.String(call.Version))
 	}
 	common = networkAttrs(common, call.Proto)
 	spanAttrs := append(spanOnlyAttrs(call, &p), common...)
+	spanAttrs = append(spanAttrs, keyMethod.String(call.Method))
+	if targetAttr.Valid() {
+		spanAttrs = append(spanAttrs, targetAttr)
+	}
 
 	opts := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(spanAttrs...)}
 	parent := ctx
@@ -79,22 +105,28 @@ func (o *Observer) StartCall(ctx context.Context, call *httptransport.CallInfo) 
 		}
 	}
 	ctx, span := o.tracer.Start(parent, name, opts...)
-	methodAttr := metric.WithAttributes(keyMethod.String(call.Method))
+	methodAttr := metric.WithAttributes(keyMethod.String(method))
 	o.callsActive.Add(ctx, 1, methodAttr)
 
 	return ctx, func(out httptransport.CallOutcome) {
 		o.callsActive.Add(ctx, -1, methodAttr)
-		metricAttrs := common[:len(common):len(common)]
+		metricAttrs := common
 		var errType string
 		switch {
 		case out.Cancelled:
 			errType = "cancelled"
 		case out.Response != nil && out.Response.Error != nil:
-			code := strconv.FormatInt(out.Response.Error.Code, 10)
-			errType = code
-			span.SetAttributes(keyRPCStatus.String(code))
-			metricAttrs = append(metricAttrs, keyRPCStatus.String(code))
+			code := out.Response.Error.Code
+			errType = strconv.FormatInt(code, 10)
+			span.SetAttributes(keyRPCStatus.String(errType))
+			metricAttrs = append(metricAttrs, keyRPCStatus.String(errType))
 			span.SetStatus(codes.Error, out.Response.Error.Message)
+			if code == jsonrpc.CodeMethodNotFound || code == jsonrpc.CodeInvalidParams {
+				// No such tool or prompt, perhaps: a name the client made
+				// up names neither the span nor a metric.
+				targetAttr = attribute.KeyValue{}
+				span.SetName(method)
+			}
 		case out.Response != nil && call.Method == "tools/call" && isToolError(out.Response.Result):
 			errType = errorTypeTool
 			span.SetStatus(codes.Error, "tool returned isError")
@@ -103,11 +135,14 @@ func (o *Observer) StartCall(ctx context.Context, call *httptransport.CallInfo) 
 			span.SetAttributes(keyErrorType.String(errType))
 			metricAttrs = append(metricAttrs, keyErrorType.String(errType))
 		}
+		if targetAttr.Valid() {
+			metricAttrs = append(metricAttrs, targetAttr)
+		}
 		if out.Status != 0 {
 			span.SetAttributes(keyHTTPStatus.Int(out.Status))
 		}
 		span.End()
-		o.opDuration.Record(ctx, time.Since(start).Seconds(), mcpconv.MethodNameAttr(call.Method), metricAttrs[1:]...)
+		o.opDuration.Record(ctx, time.Since(start).Seconds(), mcpconv.MethodNameAttr(method), metricAttrs...)
 	}
 }
 

@@ -3,7 +3,9 @@ package otelmcp_test
 import (
 	"context"
 	"errors"
+	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -88,7 +90,10 @@ func TestSpansPerEra(t *testing.T) {
 				t.Errorf("tool error span status %v, want Error", failed.Status)
 			}
 
-			bad := f.oneSpan(t, "prompts/get nosuch")
+			// A prompt that does not exist names no span (its name is the
+			// client's, unbounded), but stays an attribute.
+			bad := f.oneSpan(t, "prompts/get")
+			want(t, bad, "gen_ai.prompt.name", "nosuch")
 			checkCommon(t, bad, "prompts/get", version, sid)
 			code := strconv.FormatInt(werr.Code, 10)
 			want(t, bad, "error.type", code)
@@ -216,4 +221,47 @@ func TestTraceparentInMetaIsParent(t *testing.T) {
 func isHTTPSpan(s tracetest.SpanStub) bool {
 	_, mcp := attrsOf(s)["mcp.method.name"]
 	return s.SpanKind == trace.SpanKindServer && s.Name == "POST" && !mcp
+}
+
+// TestUnknownNamesBounded: a method or tool name the client makes up
+// names no span and no metric series (mcp.method.name "_OTHER", no
+// gen_ai.tool.name), so that clients cannot grow the metrics' cardinality;
+// the span's attributes keep what was sent.
+func TestUnknownNamesBounded(t *testing.T) {
+	f := newFixture(t, nil)
+	for i, tool := range []string{"made-up-1", "made-up-2"} {
+		if resp, body := f.post2026(t, "alice", i+1, tool); resp.StatusCode != 200 || rpcErrorCode(t, body) == 0 {
+			t.Fatalf("unknown tool %s: %d %s, want a JSON-RPC error", tool, resp.StatusCode, body)
+		}
+	}
+	body := `{"jsonrpc":"2.0","id":9,"method":"made/up","params":{"_meta":{` + meta2026 + `}}}`
+	req, _ := http.NewRequest(http.MethodPost, f.url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Mcp-Protocol-Version", httptransport.Version20260728)
+	req.Header.Set("Mcp-Method", "made/up")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("unknown method: %d, want 404", resp.StatusCode)
+	}
+
+	if got := len(f.spansNamed("tools/call")); got != 2 {
+		t.Errorf("%d spans named tools/call, want the 2 unknown tools' (no tool in the name)", got)
+	}
+	other := f.oneSpan(t, "_OTHER")
+	want(t, other, "mcp.method.name", "made/up")
+	want(t, other, "error.type", "-32601")
+	rm := f.metrics(t)
+	if n, points := histCount(t, rm, "mcp.server.operation.duration", attribute.String("mcp.method.name", "tools/call")); n != 2 || len(points) != 1 {
+		t.Errorf("unknown tools: %d calls in %d series, want 2 in 1", n, len(points))
+	} else if _, ok := points[0].Attributes.Value("gen_ai.tool.name"); ok {
+		t.Errorf("unknown tools' series has a tool name: %v", points[0].Attributes)
+	}
+	if n, _ := histCount(t, rm, "mcp.server.operation.duration", attribute.String("mcp.method.name", "_OTHER")); n != 1 {
+		t.Errorf("unknown method counted %d times under _OTHER, want 1", n)
+	}
 }
