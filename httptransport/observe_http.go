@@ -18,11 +18,10 @@ type observedWriter struct {
 	name   string // the tool a per-tool rate limit refused
 }
 
-// Unwrap returns the server's writer.
+// Unwrap returns the server's writer. observedWriter has no Flush of its
+// own: flushing, deadlines and hijacking go through Unwrap, so that
+// canFlush still sees a writer that cannot flush for what it is.
 func (w *observedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// Flush implements http.Flusher, through the server's writer.
-func (w *observedWriter) Flush() { _ = http.NewResponseController(w.ResponseWriter).Flush() }
 
 // observeRequest prepares a request served with an Observer: its writer
 // notes refusals, its context carries the peer's address and protocol for

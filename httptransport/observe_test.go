@@ -6,6 +6,8 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -133,19 +135,53 @@ func TestObserverSessionsStreamsRefusals(t *testing.T) {
 }
 
 // TestNoObserverNoWrap: without an Observer the engine gets the request's
-// own context and writer (nothing wraps them).
+// own context (nothing wraps it) and the handler carries none.
 func TestNoObserverNoWrap(t *testing.T) {
-	s := newServer(t, nil)
-	h := modernHeaders("tools/call")
-	h.Set("Mcp-Name", "echo")
-	_, body := s.do(http.MethodPost, h, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},`+meta+`}}`)
+	h := New(newTestEngine(), nil)
+	srv := httptest.NewServer(h)
+	defer func() {
+		_ = h.Shutdown(context.Background())
+		srv.Close()
+	}()
+	s := &server{t: t, h: h, url: srv.URL, client: srv.Client()}
+	hd := modernHeaders("tools/call")
+	hd.Set("Mcp-Name", "echo")
+	_, body := s.do(http.MethodPost, hd, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},`+meta+`}}`)
 	if !strings.Contains(body, `"who":""`) {
 		t.Errorf("echo without an observer: %s", body)
 	}
-	if s.h.cfg.observer != nil || s.h.ctx.Value(observerKey{}) != nil {
+	if h.cfg.observer != nil || h.ctx.Value(observerKey{}) != nil {
 		t.Error("a handler without an Observer carries one")
 	}
 }
+
+// withTestObserver gives opts a pass-through Observer when
+// MCPMOUNT_TEST_OBSERVER is set and opts has none, so that the whole suite
+// can run with the observation seam in the way of every request (its
+// writer wrapper, its contexts): scripts/ci.d/otelmcp.sh does.
+func withTestObserver(opts *Options) *Options {
+	if os.Getenv("MCPMOUNT_TEST_OBSERVER") == "" || (opts != nil && opts.Observer != nil) {
+		return opts
+	}
+	o := Options{}
+	if opts != nil {
+		o = *opts
+	}
+	o.Observer = passObserver{}
+	return &o
+}
+
+// passObserver observes nothing, and wraps each call's context, as an
+// observer starting a span would.
+type passObserver struct{}
+
+type passKey struct{}
+
+func (passObserver) StartCall(ctx context.Context, call *CallInfo) (context.Context, func(CallOutcome)) {
+	return context.WithValue(ctx, passKey{}, call.Method), func(CallOutcome) {}
+}
+
+func (passObserver) Observe(context.Context, Event) {}
 
 // TestObserverListenStreams: a 2026-07-28 listen counts as a held stream
 // from its start to its end, whether the engine holds it (ErrHold, the
