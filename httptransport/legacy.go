@@ -18,7 +18,7 @@ import (
 // the endpoint URI, as the TypeScript SDK spells it.
 const legacySessionParam = "sessionId"
 
-// serveLegacyGet opens a 2024-11-05 HTTP+SSE session (digest 3): the first
+// serveLegacyGet opens a 2024-11-05 HTTP+SSE session (spec 2024-11-05 basic/transports#http-with-sse): the first
 // event is "endpoint", naming the URI for the client's POSTs; every message
 // to the client follows as a "message" event on this stream. The session
 // lives as long as this GET.
@@ -79,7 +79,7 @@ func (h *Handler) serveLegacyGet(w http.ResponseWriter, r *http.Request) {
 	}
 	st := ls.standalone
 	// The endpoint event goes out under the stream's lock, before any
-	// message the engine may already be sending to the session (digest 3).
+	// message the engine may already be sending to the session (spec 2024-11-05 basic/transports#http-with-sse).
 	endpoint := h.legacyEndpoint(r) + "?" + legacySessionParam + "=" + url.QueryEscape(sess.ID)
 	release := h.streams.place(owner)
 	detached, _ := st.attach(w, 0, false, h.parkable(r), release, sse.Event{Name: "endpoint", Data: []byte(endpoint)})
@@ -113,7 +113,7 @@ func (h *Handler) legacyEndpoint(r *http.Request) string {
 }
 
 // serveLegacyPost takes a 2024-11-05 client message: 202 Accepted, and the
-// answer travels on the session's event stream (digest 3). An unknown
+// answer travels on the session's event stream (spec 2024-11-05 basic/transports#http-with-sse). An unknown
 // session gets 404 and a missing one 400.
 func (h *Handler) serveLegacyPost(w http.ResponseWriter, r *http.Request) {
 	sid := r.URL.Query().Get(legacySessionParam)

@@ -8,7 +8,7 @@ import (
 	"github.com/mcpmount/mcpmount/internal/logval"
 )
 
-// How a live session keeps its SessionStore record (digest 1.8).
+// How a live session keeps its SessionStore record (spec 2025-11-25 basic/transports#session-management).
 //
 // The handler's own store (Options.Sessions nil) is private: only this
 // instance writes it, and the live session is the authority. A store

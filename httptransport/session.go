@@ -125,9 +125,14 @@ type SessionRefresher interface {
 }
 
 // newSessionID returns a cryptographically random id of visible ASCII
-// (digest 1.8): 26 base32 characters, 130 bits. Sessions get it behind
+// (spec 2025-11-25 basic/transports#session-management): 26 base32 characters, 130 bits. Sessions get it behind
 // their instance's tag (mintSessionID).
 func newSessionID() string { return rand.Text() }
+
+// mintSessionID returns a new session id: the instance's tag, then 130
+// random bits (newSessionID). The tag lets an instance tell another's
+// sessions from its own expired ones (foreign.go).
+func (h *Handler) mintSessionID() string { return h.tag + newSessionID() }
 
 // randomIDLen is the length of newSessionID's ids.
 const randomIDLen = 26

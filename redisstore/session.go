@@ -85,13 +85,14 @@ func (s *Store) TouchGet(ctx context.Context, id string, ttl time.Duration) (*ht
 	}
 	data, err := s.client.GetEx(ctx, s.sessionKey(id), ttl).Bytes()
 	if errors.Is(err, redis.Nil) {
+		s.decoded.forget(id)
 		return nil, httptransport.ErrNoSession
 	}
 	if err != nil {
 		return nil, fmt.Errorf("redisstore: reading session %s: %w", id, err)
 	}
-	rec := new(httptransport.SessionRecord)
-	if err := json.Unmarshal(data, rec); err != nil {
+	rec, err := s.decoded.decode(id, data)
+	if err != nil {
 		return nil, fmt.Errorf("redisstore: decoding session %s: %w", id, err)
 	}
 	return rec, nil
@@ -99,6 +100,7 @@ func (s *Store) TouchGet(ctx context.Context, id string, ttl time.Duration) (*ht
 
 // Delete implements httptransport.SessionStore: DEL.
 func (s *Store) Delete(ctx context.Context, id string) error {
+	s.decoded.forget(id)
 	if err := s.client.Del(ctx, s.sessionKey(id)).Err(); err != nil {
 		return fmt.Errorf("redisstore: deleting session %s: %w", id, err)
 	}

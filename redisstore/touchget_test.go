@@ -31,6 +31,15 @@ func TestTouchGet(t *testing.T) {
 	if ttl := c.PTTL(ctx, testPrefix(t)+"session:s1").Val(); ttl != -1 {
 		t.Errorf("TTL after TouchGet(0): %v, want none (-1)", ttl)
 	}
+	// A record changed by another instance reads as changed, however often
+	// the old one was read before.
+	rec.State = []byte(`{"logLevel":"error"}`)
+	if err := s.Put(ctx, rec, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.TouchGet(ctx, "s1", time.Minute); err != nil || string(got.State) != string(rec.State) {
+		t.Errorf("TouchGet after a change = %+v, %v; want the new state", got, err)
+	}
 	if _, err := s.TouchGet(ctx, "never", time.Minute); !errors.Is(err, httptransport.ErrNoSession) {
 		t.Errorf("TouchGet of a missing record: %v, want ErrNoSession", err)
 	}

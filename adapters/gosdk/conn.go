@@ -97,7 +97,7 @@ func (c *callConn) Write(ctx context.Context, msg gojsonrpc.Message) error {
 		// The SDK broadcasts list changes to every session it knows,
 		// this one-call connection included; they belong on the session's
 		// GET stream, or on a listen stream when tagged with its
-		// subscription id, never on a call's (digest 1.5, 2.3).
+		// subscription id, never on a call's (spec 2025-11-25 basic/transports#multiple-connections; spec 2026-07-28 basic/transports/streamable-http).
 		return nil
 	}
 	send := c.call.Send

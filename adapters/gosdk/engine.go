@@ -266,7 +266,9 @@ func (e *Engine) OpenSession(ctx context.Context, sess *httptransport.Session, o
 	var ending atomic.Bool
 	var ctl *controlConn
 	ctl = newControlConn(ctx, sess.ID, out, func() {
-		if !ending.Load() {
+		// The connection also closes as the session or the engine ends
+		// (its reads end then): only a close before that is the SDK's own.
+		if !ending.Load() && ctx.Err() == nil && e.ctx.Err() == nil {
 			// The SDK gave up on the session (its keepalive pings went
 			// unanswered): the session's calls go on, each on its own
 			// connection as before, but what the connection held (resource
@@ -286,7 +288,7 @@ func (e *Engine) OpenSession(ctx context.Context, sess *httptransport.Session, o
 		_ = ss.Close()
 		return errEngineClosed
 	}
-	ctl.follow(ctx, readState(sess)) // the subscriptions made on other instances
+	ctl.follow(ctx, readState(sess))      // the subscriptions made on other instances
 	e.states.Store(sess, &decodedState{}) // the session is open here (sessionState)
 	e.controls[sess.ID] = ctl
 	e.wg.Add(1) // under ctlMu: never concurrent with Close's Wait

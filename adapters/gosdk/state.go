@@ -44,6 +44,9 @@ func (st *storedState) set(sess *httptransport.Session) {
 // logging/setLevel, resources/subscribe or resources/unsubscribe changed,
 // and returns the state.
 func (e *Engine) saveState(call *httptransport.Call, ss *mcp.ServerSession, resp *jsonrpc.Message) storedState {
+	if !sessionMethod(call.Request.Method) {
+		return storedState{} // changes nothing: no state to decode
+	}
 	st := readState(call.Session)
 	switch call.Request.Method {
 	case "initialize":
