@@ -112,26 +112,28 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	h.watchServer(r)
 	r = trimHeaders(r)
-	switch r.Method {
-	case http.MethodPost:
+	switch rt := h.routeOf(r); rt.act {
+	case actPost:
 		h.servePost(w, r)
-	case http.MethodGet:
-		h.serveGet(w, r)
-	case http.MethodDelete:
-		h.serveDelete(w, r)
+	case actLegacyPost:
+		h.serveLegacyPost(w, r)
+	case actLegacyGet:
+		h.serveLegacyGet(w, r)
+	case actStreamGet:
+		h.serveGet(w, r, rt.sid)
+	case actDelete:
+		h.serveDelete(w, r, rt.sid)
 	default:
-		w.Header().Set("Allow", "GET, POST, DELETE, OPTIONS")
-		writeRefusal(w, noID, refusal(http.StatusMethodNotAllowed, -32000, "method not allowed"))
+		if rt.allow != "" {
+			w.Header().Set("Allow", rt.allow)
+		}
+		writeRefusal(w, noID, rt.herr)
 	}
 }
 
 // servePost reads and classifies a POST body (classify.go) and hands it to
 // its era.
 func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
-	if r.URL.RawQuery != "" && r.URL.Query().Has(legacySessionParam) {
-		h.serveLegacyPost(w, r)
-		return
-	}
 	if err := checkContentType(r); err != nil {
 		writeRefusal(w, noID, err)
 		return

@@ -8,6 +8,8 @@ cd "$(dirname "$0")/../.."
 echo "== docs: install"
 go mod download
 (cd redisstore && go mod download) # docs/scaling.md builds a program on redisstore
+# Blocks taken from files of a nested module are vetted in that module.
+if [ -f adapters/mcpgo/go.mod ]; then (cd adapters/mcpgo && go mod download); fi
 
 echo "== docs: static checks and tests of the snippet checker"
 unformatted=$(gofmt -l scripts/snippets)
