@@ -37,6 +37,8 @@ type Call struct {
 
 	stopLimit func() bool  // stops a held listen's time limit, if it has one
 	srv       *http.Server // a listen's server, whose Shutdown ends it (serverwatch.go)
+
+	streamClosed func() // reports a held listen closed to the Observer (observe.go)
 }
 
 // Modern reports whether the call is served under 2026-07-28 rules.

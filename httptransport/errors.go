@@ -77,6 +77,7 @@ func writeRefusal(w http.ResponseWriter, id jsonrpc.ID, e *httpError) {
 	if e.status == http.StatusTooManyRequests || e == errSessionUnavailable || e == errSessionStore || e == errInstanceSessions {
 		w.Header().Set("Retry-After", "1")
 	}
+	noteRefusal(w, e.status, refusalReason(e))
 	writeJSON(w, e.status, errorBody(id, e.rpc))
 }
 
@@ -94,6 +95,7 @@ var errServerShutdown = jsonrpc.Errorf(jsonrpc.CodeServerError, "server shutting
 
 // writeRPCError answers with status and a JSON-RPC error.
 func writeRPCError(w http.ResponseWriter, status int, id jsonrpc.ID, e *jsonrpc.Error) {
+	noteRefusal(w, status, rpcRefusalReason(e))
 	writeJSON(w, status, errorBody(id, e))
 }
 

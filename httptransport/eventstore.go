@@ -37,6 +37,11 @@ type MemoryEventStoreOptions struct {
 	// the same way: past it the oldest events of the whole store go first,
 	// whichever session they belong to. Zero means 64 MiB.
 	MaxBytes int
+
+	// OnEvict, if set, is called for each event evicted to stay within
+	// the bounds above, with the store's lock held: it must be quick and
+	// must not call the store. Nil means none.
+	OnEvict func()
 }
 
 // eventOverhead is what the store counts per event beside its data: the
@@ -54,6 +59,7 @@ type MemoryEventStore struct {
 	order         []totalRef // append order across sessions, for the bound on all
 	live          int        // events held: order's entries that are not stale
 	seq           uint64     // numbers the events in append order
+	onEvict       func()     // MemoryEventStoreOptions.OnEvict
 }
 
 type memSession struct {
@@ -89,6 +95,9 @@ func NewMemoryEventStore(opts *MemoryEventStoreOptions) *MemoryEventStore {
 	}
 	if opts != nil && opts.MaxBytes > 0 {
 		m.maxTotal = opts.MaxBytes
+	}
+	if opts != nil {
+		m.onEvict = opts.OnEvict
 	}
 	return m
 }
@@ -149,6 +158,9 @@ func (m *MemoryEventStore) evictOldest(s *memSession) {
 	s.bytes -= ref.size
 	m.total -= ref.size
 	m.live--
+	if m.onEvict != nil {
+		m.onEvict()
+	}
 	old := s.streams[ref.stream]
 	old.events[0] = nil
 	old.events = old.events[1:]

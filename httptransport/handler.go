@@ -88,6 +88,9 @@ func New(engine Engine, opts *Options) *Handler {
 		h.sessions = NewMemorySessionStore()
 	}
 	h.ctx, h.cancel = context.WithCancel(context.Background())
+	if cfg.observer != nil {
+		h.ctx = context.WithValue(h.ctx, observerKey{}, cfg.observer) // for ReportDropped
+	}
 	return h
 }
 
@@ -102,6 +105,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer h.inflight.exit()
+	if h.cfg.observer != nil {
+		var done func()
+		w, r, done = h.observeRequest(w, r)
+		defer done()
+	}
 	h.watchServer(r)
 	r = trimHeaders(r)
 	switch rt := h.routeOf(r); rt.act {
@@ -146,6 +154,9 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 	putBuffer(buf)
 	if herr != nil {
 		writeRefusal(w, noID, herr)
+		return
+	}
+	if h.cfg.rate != nil && !h.admitRate(w, r, req) {
 		return
 	}
 	if req.modern {

@@ -51,6 +51,7 @@ func newServerWith(t *testing.T, opts *Options, wrap func(http.Handler) http.Han
 // is set.
 func startServer(t *testing.T, e *testEngine, opts *Options, wrap func(http.Handler) http.Handler, h2 bool) *server {
 	t.Helper()
+	opts = withTestObserver(opts) // MCPMOUNT_TEST_OBSERVER (observe_test.go)
 	h := New(e, opts)
 	var handler http.Handler = h
 	if wrap != nil {

@@ -84,7 +84,9 @@ func (h *Handler) serveLegacyGet(w http.ResponseWriter, r *http.Request) {
 	release := h.streams.place(owner)
 	detached, _ := st.attach(w, 0, false, h.parkable(r), release, sse.Event{Name: "endpoint", Data: []byte(endpoint)})
 	st.startTimer(r)
+	closed := h.observeStream(r.Context(), StreamSSE)
 	h.hold(&exchange{w: w, r: r, ls: ls}, st, detached, release, func() {
+		closed()
 		h.withStore(context.WithoutCancel(r.Context()), func(ctx context.Context) { ls.end(ctx, true) })
 	})
 }
@@ -144,6 +146,9 @@ func (h *Handler) serveLegacyPost(w http.ResponseWriter, r *http.Request) {
 			id = m.ID
 		}
 		writeRefusal(w, id, rpcRefusal(err))
+		return
+	}
+	if h.cfg.rate != nil && !h.admitRate(w, r, singleRequest(m)) {
 		return
 	}
 	if ls == nil {

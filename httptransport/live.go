@@ -275,6 +275,7 @@ func (ls *liveSession) deliverReply(msg *jsonrpc.Message) replyOutcome {
 	case p.call.replies <- &reply:
 		return replyDelivered
 	default:
+		ls.h.observe(ls.ctx, Event{Kind: EventDropped, SessionID: ls.id, Reason: "reply_queue_full"})
 		return replyDropped
 	}
 }
@@ -344,6 +345,7 @@ func (ls *liveSession) endIf(ctx context.Context, forget bool, cond func() bool)
 	if unsubscribe != nil {
 		unsubscribe()
 	}
+	ls.h.observeSession(ls, false)
 	ls.stop()
 	ls.standalone.cut()
 	for _, st := range streams {

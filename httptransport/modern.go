@@ -87,6 +87,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *reque
 	}
 	call := &Call{Request: m, Version: version, Header: r.Header, out: st, ctx: ctx, cancel: cancel}
 	if listen {
+		call.streamClosed = h.observeStream(r.Context(), StreamListen)
 		st.closeConn = h.parkable(r)
 		watch := h.watchServer(r)
 		if watch != nil {
@@ -143,6 +144,9 @@ func (h *Handler) endModern(call *Call, stop func() bool, listen bool, release f
 	}
 	if !listen {
 		return
+	}
+	if call.streamClosed != nil {
+		call.streamClosed()
 	}
 	if call.stopLimit != nil {
 		call.stopLimit()

@@ -232,6 +232,16 @@ type Options struct {
 	// X-Forwarded-Prefix without stripping it (the header is taken from
 	// any client; it names the endpoint only to the client that sent it).
 	LegacyEndpoint string
+
+	// Observer watches the transport's calls, sessions, held streams,
+	// refusals and drops, for traces and metrics (see Observer and
+	// package github.com/mcpmount/mcpmount/otelmcp). Nil means none, at no
+	// cost.
+	Observer Observer
+
+	// RateLimit bounds the rate of each principal's JSON-RPC requests
+	// (see RateLimit). Nil means no bound.
+	RateLimit *RateLimit
 }
 
 // config is Options with the defaults applied.
@@ -262,6 +272,8 @@ type config struct {
 	maxSessionsPerAddr   int
 	trustedProxies       []netip.Prefix
 	storeTimeout         time.Duration // see withStore; tests shorten it
+	observer             Observer      // Options.Observer
+	rate                 *rateLimiter  // Options.RateLimit; nil when unbounded (ratelimit.go)
 }
 
 func newConfig(o *Options) config {
@@ -289,6 +301,8 @@ func newConfig(o *Options) config {
 		maxSessions:          orDefault(o.MaxSessions, 10_000),
 		maxSessionsPerAddr:   orDefault(o.MaxSessionsPerAddress, 1_000),
 		storeTimeout:         defaultStoreTimeout,
+		observer:             o.Observer,
+		rate:                 newRateLimiter(o.RateLimit),
 	}
 	if c.logger == nil {
 		c.logger = slog.Default()
@@ -315,7 +329,7 @@ func newConfig(o *Options) config {
 		c.allowedHosts[strings.ToLower(h)] = true
 	}
 	if c.events == nil && !o.DisableResumability && !o.Stateless {
-		c.events, c.ownEvents = NewMemoryEventStore(nil), true
+		c.events, c.ownEvents = NewMemoryEventStore(evictHook(o.Observer)), true
 	}
 	if o.DisableResumability {
 		c.events = nil

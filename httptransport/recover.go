@@ -12,6 +12,11 @@ import (
 // serveEngine runs the engine on a call; a panic in the engine becomes a
 // -32603 response and an error log, never a crashed process.
 func (h *Handler) serveEngine(ctx context.Context, call *Call) (resp *jsonrpc.Message, err error) {
+	if h.cfg.observer != nil {
+		var end func(*jsonrpc.Message, error)
+		ctx, end = h.observeCall(ctx, call)
+		defer func() { end(resp, err) }() // after the recover below
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			h.logError("mcp: engine panicked", "method", logval.String(call.Request.Method), "panic", logval.Bound(fmt.Sprint(p), logval.MaxErrLen), "stack", string(debug.Stack()))

@@ -115,6 +115,7 @@ func (h *Handler) publish(ctx context.Context, ls *liveSession, m *jsonrpc.Messa
 		h.withStore(ctx, func(ctx context.Context) { err = ls.relay().Publish(ctx, ls.id, data) })
 	}
 	if err != nil {
+		h.observe(ctx, Event{Kind: EventRelayFailed, SessionID: ls.id})
 		h.warn("mcp: relaying a message to the session's other instances failed", "session", logval.String(ls.id), "error", logval.Err(err))
 	}
 }

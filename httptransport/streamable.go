@@ -185,6 +185,7 @@ func (h *Handler) adopt(ls *liveSession) (*liveSession, error) {
 		ls.end(context.WithoutCancel(ls.ctx), false)
 		return nil, err
 	}
+	h.observeSession(ls, true)
 	return ls, nil
 }
 
@@ -582,7 +583,9 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request, sid string) {
 		st.startTimer(r)
 		ls.announceStream(r.Context(), true) // the session's messages come here now (sessionfollow.go)
 	}
+	closed := h.observeStream(r.Context(), StreamGet)
 	h.hold(&exchange{w: w, r: r, ls: ls}, st, detached, release, func() {
+		closed()
 		ctx := context.WithoutCancel(r.Context())
 		if st.standalone {
 			ls.announceStream(ctx, false)

@@ -1,0 +1,183 @@
+package otelmcp_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/mcpmount/mcpmount/adapters/gosdk"
+	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/jsonrpc"
+	"github.com/mcpmount/mcpmount/otelmcp"
+)
+
+// benchBody is a 2026-07-28 tools/call answered as JSON (bench/'s
+// json2026 scenario).
+const benchBody = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello, world"},"_meta":{` + meta2026 + `}}}`
+
+// BenchmarkCall2026JSON is one 2026-07-28 JSON call over loopback HTTP
+// through the go-sdk engine, without an observer and with otelmcp on the
+// real SDK (every span sampled and batched to an exporter that drops it,
+// metrics aggregated for a reader): the difference is what tracing and
+// metrics add to a call.
+func BenchmarkCall2026JSON(b *testing.B) {
+	b.Run("observer=none", func(b *testing.B) { benchCall(b, nil) })
+	b.Run("observer=otel", func(b *testing.B) {
+		obs, stop := newBenchObserver(b)
+		defer stop()
+		benchCall(b, obs)
+	})
+}
+
+// BenchmarkServe2026JSON is BenchmarkCall2026JSON served in process
+// (Handler.ServeHTTP on a recorder): no network and no client, so only
+// the server's work is measured.
+func BenchmarkServe2026JSON(b *testing.B) {
+	b.Run("observer=none", func(b *testing.B) { benchDirect(b, nil) })
+	b.Run("observer=otel", func(b *testing.B) {
+		obs, stop := newBenchObserver(b)
+		defer stop()
+		benchDirect(b, obs)
+	})
+}
+
+// BenchmarkObserverAlone is the observer's own work for one call (start
+// and end), without the transport or the engine.
+func BenchmarkObserverAlone(b *testing.B) {
+	obs, stop := newBenchObserver(b)
+	defer stop()
+	m, err := jsonrpc.Decode([]byte(benchBody))
+	if err != nil {
+		b.Fatal(err)
+	}
+	info := &httptransport.CallInfo{Method: m.Method, ID: m.ID, Params: m.Params, Version: httptransport.Version20260728,
+		Transport: httptransport.TransportModern, RemoteAddr: "127.0.0.1:40000", Proto: "HTTP/1.1"}
+	resp := jsonrpc.NewResponse(m.ID, json.RawMessage(`{"content":[{"type":"text","text":"hello, world"}]}`))
+	b.ReportAllocs()
+	start := cpuTime()
+	for b.Loop() {
+		_, end := obs.StartCall(context.Background(), info)
+		end(httptransport.CallOutcome{Response: resp, Status: http.StatusOK})
+	}
+	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+}
+
+// newBenchObserver is otelmcp on the real SDK as a service would run it:
+// every span sampled and batched (to an exporter that drops them), metrics
+// aggregated for a reader.
+func newBenchObserver(b *testing.B) (*otelmcp.Observer, func()) {
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+	obs, err := otelmcp.New(&otelmcp.Options{TracerProvider: tp, MeterProvider: mp})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return obs, func() { _ = tp.Shutdown(context.Background()); _ = mp.Shutdown(context.Background()) }
+}
+
+func benchCall(b *testing.B, obs httptransport.Observer) {
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	server := mcp.NewServer(&mcp.Implementation{Name: "bench", Version: "1"}, &mcp.ServerOptions{Logger: quiet})
+	mcp.AddTool(server, &mcp.Tool{Name: "echo"}, func(ctx context.Context, req *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: a.Text}}}, nil, nil
+	})
+	engine := gosdk.NewEngine(server, &gosdk.Options{Logger: quiet})
+	h := httptransport.New(engine, &httptransport.Options{Observer: obs, Logger: quiet})
+	srv := httptest.NewServer(h)
+	defer func() {
+		_ = h.Shutdown(context.Background())
+		srv.Close()
+		engine.Close()
+	}()
+	client := srv.Client()
+	body := []byte(benchBody)
+	do := func() {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL, bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json")
+		req.Header.Set("Mcp-Protocol-Version", httptransport.Version20260728)
+		req.Header.Set("Mcp-Method", "tools/call")
+		req.Header.Set("Mcp-Name", "echo")
+		resp, err := client.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		data, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(data), "hello, world") {
+			b.Fatalf("%d %s", resp.StatusCode, data)
+		}
+	}
+	do()
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := cpuTime()
+	for b.Loop() {
+		do()
+	}
+	// CPU time (the process's, client included, GC and the span
+	// batcher's goroutine too) is steadier than wall time on a shared
+	// machine, and is what the observer costs the server.
+	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+}
+
+// cpuTime is the process's user and system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// benchDirect serves the call through Handler.ServeHTTP in process, no
+// network and no client: only the server's work is timed.
+func benchDirect(b *testing.B, obs httptransport.Observer) {
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	server := mcp.NewServer(&mcp.Implementation{Name: "bench", Version: "1"}, &mcp.ServerOptions{Logger: quiet})
+	mcp.AddTool(server, &mcp.Tool{Name: "echo"}, func(ctx context.Context, req *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: a.Text}}}, nil, nil
+	})
+	engine := gosdk.NewEngine(server, &gosdk.Options{Logger: quiet})
+	h := httptransport.New(engine, &httptransport.Options{Observer: obs, Logger: quiet})
+	defer func() {
+		_ = h.Shutdown(context.Background())
+		engine.Close()
+	}()
+	header := http.Header{}
+	header.Set("Content-Type", "application/json")
+	header.Set("Accept", "application/json")
+	header.Set("Mcp-Protocol-Version", httptransport.Version20260728)
+	header.Set("Mcp-Method", "tools/call")
+	header.Set("Mcp-Name", "echo")
+	do := func() {
+		req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(benchBody))
+		req.Header = header.Clone()
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "hello, world") {
+			b.Fatalf("%d %s", rec.Code, rec.Body)
+		}
+	}
+	do()
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := cpuTime()
+	for b.Loop() {
+		do()
+	}
+	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+}
