@@ -223,6 +223,11 @@ func (h *Handler) observeCall(ctx context.Context, call *Call) (context.Context,
 }
 
 // statusFor is the HTTP status an answer carrying e would go out with
+// (see CallOutcome.Status): 0 for a relayed call's, which goes out on
+// another stream.
+func (o *relayOut) statusFor(*jsonrpc.Error) int { return 0 }
+
+// statusFor is the HTTP status an answer carrying e would go out with
 // (see CallOutcome.Status).
 func (s *stream) statusFor(e *jsonrpc.Error) int {
 	if s == nil {
@@ -231,7 +236,7 @@ func (s *stream) statusFor(e *jsonrpc.Error) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
-	case s.relay != nil || s.held:
+	case s.held:
 		return 0
 	case s.open:
 		return http.StatusOK

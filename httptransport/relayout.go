@@ -23,6 +23,9 @@ type output interface {
 	startTimer(r *http.Request)
 	// abortWrite ends a write blocked on a client that stopped reading.
 	abortWrite()
+	// statusFor is the HTTP status an answer carrying e would go out
+	// with, 0 when it goes out on another stream (observe.go).
+	statusFor(e *jsonrpc.Error) int
 }
 
 // relayOut is the output of a call whose messages travel on another
