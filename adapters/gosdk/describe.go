@@ -206,6 +206,7 @@ func (e *Engine) startWatcherLocked() {
 		case "notifications/prompts/list_changed", "notifications/resources/list_changed":
 			e.caps.invalidate()
 		}
+		e.hub.notify(m) // to the held listens
 	}), nil)
 	conn.answerPings = true // with ServerOptions.KeepAlive the SDK pings it too
 	ss, err := e.server.Connect(e.ctx, conn, &mcp.ServerSessionOptions{State: state})
@@ -213,7 +214,30 @@ func (e *Engine) startWatcherLocked() {
 		e.logger.Warn("gosdk: starting the tool watcher failed", "error", err)
 		return
 	}
-	e.watcher = ss
+	e.watcher, e.watchC = ss, conn
+}
+
+// watchResource subscribes the watcher to a resource's updates, or
+// unsubscribes it (method), for the listens that asked (hub.go).
+func (e *Engine) watchResource(ctx context.Context, method, uri string) error {
+	e.descMu.Lock()
+	c := e.watchC
+	e.descMu.Unlock()
+	if c == nil {
+		return errEngineClosed
+	}
+	params, err := json.Marshal(map[string]string{"uri": uri})
+	if err != nil {
+		return err
+	}
+	resp, err := c.roundTrip(ctx, &gojsonrpc.Request{Method: method, Params: params})
+	if err != nil {
+		return err
+	}
+	if resp.Error != nil {
+		return resp.Error
+	}
+	return nil
 }
 
 type senderFunc func(*jsonrpc.Message)
