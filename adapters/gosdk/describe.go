@@ -198,7 +198,8 @@ func (e *Engine) startWatcherLocked() {
 		InitializedParams:         &mcp.InitializedParams{},
 		NegotiatedProtocolVersion: httptransport.Version20251125,
 	}
-	conn := newControlConn(e.ctx, "", senderFunc(func(m *jsonrpc.Message) {
+	conn := newControlConn(e.ctx, "", nil, nil)
+	conn.sink = senderFunc(func(m *jsonrpc.Message) {
 		switch m.Method {
 		case "notifications/tools/list_changed":
 			e.invalidate()
@@ -207,7 +208,7 @@ func (e *Engine) startWatcherLocked() {
 			e.caps.invalidate()
 		}
 		e.hub.notify(m) // to the held listens
-	}), nil)
+	})
 	conn.answerPings = true // with ServerOptions.KeepAlive the SDK pings it too
 	ss, err := e.server.Connect(e.ctx, conn, &mcp.ServerSessionOptions{State: state})
 	if err != nil {

@@ -45,7 +45,7 @@ type fanWorker struct {
 }
 
 func newFanPool() *fanPool {
-	p := &fanPool{active: max(4, 2*runtime.GOMAXPROCS(0)), workers: make(map[*fanWorker]struct{})}
+	p := &fanPool{active: max(8, 4*runtime.GOMAXPROCS(0)), workers: make(map[*fanWorker]struct{})}
 	p.timer = time.AfterFunc(time.Hour, p.watch)
 	p.timer.Stop()
 	return p

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -193,4 +194,41 @@ func TestListensGetOnlyTheirFilter(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestListenWatchEndsWithLastListen: the engine's watcher stays
+// subscribed to a resource while any listen watches it, and unsubscribes
+// (the server's UnsubscribeHandler runs) once the last has gone, so that a
+// server that tracks subscriptions sees nobody watching. The SDK session
+// of each listen unsubscribes once as it gives way to the watcher.
+func TestListenWatchEndsWithLastListen(t *testing.T) {
+	const uri = "file:///w"
+	var unsubscribed atomic.Int32
+	server := mcp.NewServer(&mcp.Implementation{Name: "unsub", Version: "1.0.0"}, &mcp.ServerOptions{
+		SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
+		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { unsubscribed.Add(1); return nil },
+	})
+	server.AddResource(&mcp.Resource{URI: uri, Name: "w"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{}, nil
+	})
+	engine := gosdk.NewEngine(server, &gosdk.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	h := httptransport.New(engine, nil)
+	srv := httptest.NewServer(h)
+	stopAtCleanup(t, h, srv, engine)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	first, _ := openListen(ctx, t, srv.URL+"/mcp", "1", `{"resourceSubscriptions":["`+uri+`"]}`)
+	second, _ := openListen(ctx, t, srv.URL+"/mcp", "2", `{"resourceSubscriptions":["`+uri+`"]}`)
+	waitUntil(t, "the listens' own SDK sessions to unsubscribe", func() bool { return unsubscribed.Load() == 2 })
+	first.resp.Body.Close()
+	// The second still gets the resource's updates.
+	if err := server.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri}); err != nil {
+		t.Fatal(err)
+	}
+	second.until(t, notice{method: "notifications/resources/updated", uri: uri, subID: "2"})
+	if n := unsubscribed.Load(); n != 2 {
+		t.Fatalf("%d unsubscriptions with a listen still watching, want 2", n)
+	}
+	second.resp.Body.Close()
+	waitUntil(t, "the watcher to unsubscribe", func() bool { return unsubscribed.Load() == 3 })
 }
