@@ -93,6 +93,7 @@ func RunListenChild(in io.Reader, out io.Writer) error {
 			live, rss := MeasureMem()
 			fmt.Fprintf(out, "mem %d %d %d\n", live, rss, runtime.NumGoroutine())
 		case "change":
+			startProfile()
 			changes++
 			mcp.AddTool(srv, &mcp.Tool{Name: "extra" + strconv.Itoa(changes)}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
 				return &mcp.CallToolResult{}, nil, nil
@@ -102,6 +103,7 @@ func RunListenChild(in io.Reader, out io.Writer) error {
 			_ = srv.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: StallURI})
 			fmt.Fprintln(out, "ok 0")
 		case "quit":
+			stopProfile()
 			stop()
 			fmt.Fprintln(out, "bye")
 			return nil
