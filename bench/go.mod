@@ -14,6 +14,7 @@ require (
 	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794 // indirect
 	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/google/uuid v1.6.0 // indirect
+	github.com/mcpmount/mcpmount/adapters/mcpgo v0.0.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
@@ -28,3 +29,5 @@ require (
 )
 
 tool golang.org/x/perf/cmd/benchstat
+
+replace github.com/mcpmount/mcpmount/adapters/mcpgo => ../adapters/mcpgo

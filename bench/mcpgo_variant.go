@@ -1,10 +1,8 @@
-//go:build mcpgo
-
 // This file adds the mcpmount-mcpgo server: the same mcp-go
 // *server.MCPServer as the mcp-go row (NewMCPGoServer), served by
-// httptransport through adapters/mcpgo. It is behind the mcpgo build tag
-// until bench/go.mod requires adapters/mcpgo (a module of its own) and
-// Variants lists it; see docs/engines-mcpgo.md for how it was measured.
+// httptransport through adapters/mcpgo (a module of its own, which
+// bench/go.mod requires); see docs/engines-mcpgo.md for how it was
+// measured.
 
 package bench
 

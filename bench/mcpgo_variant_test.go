@@ -1,5 +1,3 @@
-//go:build mcpgo
-
 package bench
 
 import (

@@ -112,6 +112,7 @@ func Variants() []Variant {
 				s.AddTool(mcpgo.NewTool("extra"+strconv.FormatInt(n.Add(1), 10)), echoMCPGo)
 			}}
 		}},
+		MCPMountMCPGoVariant(),
 	}
 }
 

@@ -50,7 +50,7 @@ type reqMeta struct {
 	ClientCapabilities json.RawMessage
 }
 
-// classify decodes a POST body and decides its era (digest 2.9):
+// classify decodes a POST body and decides its era (spec 2026-07-28 basic/transports/streamable-http):
 //
 //   - a header naming a version that is not a 2025-era one, or params._meta
 //     carrying io.modelcontextprotocol/protocolVersion: 2026-07-28 rules

@@ -94,6 +94,18 @@ type SessionReplier interface {
 	Reply(ctx context.Context, sess *Session, msg *jsonrpc.Message)
 }
 
+// SessionStateObserver is implemented by engines that keep what a session's
+// state says beyond the calls that read Session.State (a long-lived
+// connection holding the log level for messages sent outside any call,
+// say). With a shared SessionStore, SessionStateChanged is called when a
+// request finds the state another instance saved newer than this
+// instance's copy, before the request is served; Session.State returns the
+// new state then. It runs on the request's goroutine and must not block
+// long.
+type SessionStateObserver interface {
+	SessionStateChanged(ctx context.Context, sess *Session)
+}
+
 // Sender takes messages to deliver to a client: a session's Sender feeds
 // its standalone stream (the 2025-era GET stream, the 2024-11-05 event
 // stream). It is safe for concurrent use, and writes synchronously: a send

@@ -9,7 +9,8 @@ import (
 )
 
 // The transport's refusals, each with its one HTTP status and JSON-RPC code.
-// Rules of the spec are cited as sections of the project's transport digest.
+// Rules of the spec are cited as "spec <version> <page>[#section]": the page at
+// https://modelcontextprotocol.io/specification/<version>/<page>.
 var (
 	errBodyTooLarge     = refusal(http.StatusRequestEntityTooLarge, jsonrpc.CodeInvalidRequest, "request body too large")
 	errContentType      = refusal(http.StatusUnsupportedMediaType, jsonrpc.CodeInvalidRequest, "Content-Type must be application/json")
@@ -18,14 +19,14 @@ var (
 	errForbiddenOrigin  = refusal(http.StatusForbidden, jsonrpc.CodeInvalidRequest, "origin not allowed")
 	errForbiddenHost    = refusal(http.StatusForbidden, jsonrpc.CodeInvalidRequest, "host not allowed")
 	errCannotFlush      = refusal(http.StatusInternalServerError, jsonrpc.CodeInternalError, "the server cannot stream: its response writer does not flush")
-	errCannotFlushGet   = refusal(http.StatusMethodNotAllowed, jsonrpc.CodeServerError, "the server offers no GET stream: its response writer does not flush") // a 2025-era GET gets SSE or 405 (digest 1.4)
+	errCannotFlushGet   = refusal(http.StatusMethodNotAllowed, jsonrpc.CodeServerError, "the server offers no GET stream: its response writer does not flush") // a 2025-era GET gets SSE or 405 (spec 2025-11-25 basic/transports#listening-for-messages-from-the-server)
 	errShuttingDown     = refusal(http.StatusServiceUnavailable, jsonrpc.CodeServerError, "server shutting down")
 	// Per-principal bounds (Options.MaxCallsPerPrincipal, MaxStreamsPerPrincipal): our choice, 429.
 	errTooManyCalls    = refusal(http.StatusTooManyRequests, jsonrpc.CodeServerError, "too many calls in flight for this principal")
 	errTooManyStreams  = refusal(http.StatusTooManyRequests, jsonrpc.CodeServerError, "too many open streams for this principal")
 	errTooManySessions = refusal(http.StatusTooManyRequests, jsonrpc.CodeServerError, "too many open sessions for this principal")
 	errBatchOverQuota  = refusal(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "the batch holds more requests than one principal may have in flight")
-	// 2025 sessions (digest 1.8): 400 without an id, 404 for unknown ones.
+	// 2025 sessions (spec 2025-11-25 basic/transports#session-management): 400 without an id, 404 for unknown ones.
 	errSessionMissing  = refusal(http.StatusBadRequest, jsonrpc.CodeServerError, "Mcp-Session-Id header required")
 	errSessionNotFound = refusal(http.StatusNotFound, jsonrpc.CodeSessionNotFound, "session not found")
 	// Our choice: a session the store or the engine could not bring up here
@@ -104,7 +105,7 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 }
 
 // modernStatus is the HTTP status of a 2026-07-28 response carrying err
-// (digest 2.6). Errors the spec does not pin get 200: the JSON-RPC body
+// (spec 2026-07-28 basic#error-codes). Errors the spec does not pin get 200: the JSON-RPC body
 // carries them.
 func modernStatus(err *jsonrpc.Error) int {
 	if err == nil {
@@ -123,7 +124,7 @@ func modernStatus(err *jsonrpc.Error) int {
 
 // legacyStatus is the HTTP status of a 2025-era response carrying err: 200
 // for everything the engine answers, so that no error but a gone session is
-// ever a 404 (digest 1.8) and clients never fall back on an unknown method.
+// ever a 404 (spec 2025-11-25 basic/transports#session-management) and clients never fall back on an unknown method.
 func legacyStatus(err *jsonrpc.Error) int {
 	if err != nil && (err.Code == jsonrpc.CodeParseError || err.Code == jsonrpc.CodeInvalidRequest) {
 		return http.StatusBadRequest
@@ -141,7 +142,7 @@ func asRPCError(err error) *jsonrpc.Error {
 }
 
 // unsupportedVersion is the -32022 error with the versions served and the
-// one requested (digest 2.4).
+// one requested (spec 2026-07-28 basic/transports/streamable-http).
 func unsupportedVersion(supported []string, requested string) *jsonrpc.Error {
 	data, _ := json.Marshal(struct {
 		Supported []string `json:"supported"`

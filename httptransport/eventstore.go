@@ -11,7 +11,7 @@ import (
 var ErrEventsGone = errors.New("httptransport: events no longer available")
 
 // EventStore keeps the events of 2025-era session streams so that a client
-// whose stream dropped can resume it with Last-Event-ID (digest 1.6). Event
+// whose stream dropped can resume it with Last-Event-ID (spec 2025-11-25 basic/transports#resumability-and-redelivery). Event
 // ids are "<stream>_<index>", with indexes counting from 1 in each stream.
 // Implementations must be safe for concurrent use.
 type EventStore interface {

@@ -50,7 +50,7 @@ func TestHeldStreamsRefusedWithoutFlush(t *testing.T) {
 		code   int64
 	}{
 		{"2024-11-05 event stream", "GET", sse, "", http.StatusInternalServerError, jsonrpc.CodeInternalError},
-		// A 2025-era GET gets an event stream or 405 (digest 1.4).
+		// A 2025-era GET gets an event stream or 405 (spec 2025-11-25 basic/transports#listening-for-messages-from-the-server).
 		{"2025-11-25 session GET", "GET", sessionGet, "", http.StatusMethodNotAllowed, jsonrpc.CodeServerError},
 		{"2026-07-28 listen", "POST", modernHeaders("subscriptions/listen"), `{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + meta + `}}`, http.StatusInternalServerError, jsonrpc.CodeInternalError},
 	} {

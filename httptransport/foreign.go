@@ -15,10 +15,6 @@ import (
 // foreignWarnEvery spaces the warnings about other instances' sessions.
 const foreignWarnEvery = time.Minute
 
-// mintSessionID returns a new session id: the instance's tag, then 130
-// random bits (newSessionID).
-func (h *Handler) mintSessionID() string { return h.tag + newSessionID() }
-
 // mintedElsewhere reports whether sid has the form of the session ids
 // mintSessionID makes, with another instance's tag (or an earlier run's).
 func (h *Handler) mintedElsewhere(sid string) bool {

@@ -13,7 +13,7 @@ import (
 	"sync"
 )
 
-// checkOrigin enforces the Origin rule of every era (digest 1.1): a present
+// checkOrigin enforces the Origin rule of every era (spec 2025-11-25 basic/transports#security-warning): a present
 // Origin that is not allowed gets 403. It also checks Host on loopback
 // listeners, which is what defeats DNS rebinding against local servers.
 func (h *Handler) checkOrigin(r *http.Request) *httpError {

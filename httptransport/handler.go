@@ -10,6 +10,18 @@ import (
 	"github.com/mcpmount/mcpmount/internal/logval"
 )
 
+// Lock order. A goroutine holding one of these locks takes only locks
+// later in the list:
+//
+//	liveSession.recMu  a session's record writes (record.go)
+//	Handler.mu         the sessions, listens and parked streams served here
+//	liveSession.mu     a session's calls, streams and server requests
+//	stream.mu          one stream's response and events
+//	writeGuard.mu      the write under way on a stream (writeguard.go)
+//
+// The quota, sessionBound, liveSession.queueMu and event store locks are
+// leaves: nothing else is taken while they are held.
+
 // Handler is the MCP endpoint: an http.Handler serving every protocol era
 // on one URL. Create it with New; it is safe for concurrent use.
 type Handler struct {

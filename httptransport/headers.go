@@ -11,7 +11,7 @@ import (
 )
 
 // checkStandardHeaders enforces the 2026-07-28 standard request headers
-// against the body (digest 2.4, "Server Validation"); every failure is
+// against the body (spec 2026-07-28 basic/transports/streamable-http, "Server Validation"); every failure is
 // -32020 HeaderMismatch.
 //
 //   - Mcp-Method must equal the method, compared case-sensitively.
@@ -136,7 +136,7 @@ func argumentAt(p *reqParams, path []string) (raw json.RawMessage, ambiguous boo
 // sameValue compares a decoded header value with a JSON argument: strings
 // exactly, booleans as true/false, numbers by value, exactly (42 equals
 // 42.0, not 42.0000000000000001), within ±(2^53−1), the integers a header
-// may carry (digest 2.4). A numeric header is a JSON number too: no hex,
+// may carry (spec 2026-07-28 basic/transports/streamable-http). A numeric header is a JSON number too: no hex,
 // no fraction "a/b", no leading zeros.
 func sameValue(header string, arg json.RawMessage) bool {
 	switch c := arg[0]; {
@@ -157,7 +157,7 @@ func sameValue(header string, arg json.RawMessage) bool {
 }
 
 // maxSafeInteger is 2^53−1, the largest integer a header may carry
-// (digest 2.4): beyond it, float64 no longer tells integers apart.
+// (spec 2026-07-28 basic/transports/streamable-http): beyond it, float64 no longer tells integers apart.
 var maxSafeInteger = new(big.Rat).SetInt64(1<<53 - 1)
 
 // decodeHeaderValue decodes the "=?base64?...?=" form (prefix and suffix

@@ -53,10 +53,12 @@ func (h *Handler) expire(ctx context.Context, now time.Time) {
 	h.mu.Lock()
 	var idle, inUse []*liveSession
 	for _, ls := range h.live {
-		switch shared := h.cfg.sharedSessions && !ls.sess.Legacy; {
+		switch {
 		case ls.idle(now, h.cfg.idleTimeout):
 			idle = append(idle, ls)
-		case shared && ls.inUse():
+		case h.cfg.sharedSessions && ls.inUse():
+			// Other instances read its record: a 2024-11-05 session's too,
+			// to relay its POSTs here (legacyrelay.go).
 			inUse = append(inUse, ls)
 		}
 	}

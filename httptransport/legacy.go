@@ -18,7 +18,7 @@ import (
 // the endpoint URI, as the TypeScript SDK spells it.
 const legacySessionParam = "sessionId"
 
-// serveLegacyGet opens a 2024-11-05 HTTP+SSE session (digest 3): the first
+// serveLegacyGet opens a 2024-11-05 HTTP+SSE session (spec 2024-11-05 basic/transports#http-with-sse): the first
 // event is "endpoint", naming the URI for the client's POSTs; every message
 // to the client follows as a "message" event on this stream. The session
 // lives as long as this GET.
@@ -79,7 +79,7 @@ func (h *Handler) serveLegacyGet(w http.ResponseWriter, r *http.Request) {
 	}
 	st := ls.standalone
 	// The endpoint event goes out under the stream's lock, before any
-	// message the engine may already be sending to the session (digest 3).
+	// message the engine may already be sending to the session (spec 2024-11-05 basic/transports#http-with-sse).
 	endpoint := h.legacyEndpoint(r) + "?" + legacySessionParam + "=" + url.QueryEscape(sess.ID)
 	release := h.streams.place(owner)
 	detached, _ := st.attach(w, 0, false, h.parkable(r), release, sse.Event{Name: "endpoint", Data: []byte(endpoint)})
@@ -111,7 +111,7 @@ func (h *Handler) legacyEndpoint(r *http.Request) string {
 }
 
 // serveLegacyPost takes a 2024-11-05 client message: 202 Accepted, and the
-// answer travels on the session's event stream (digest 3). An unknown
+// answer travels on the session's event stream (spec 2024-11-05 basic/transports#http-with-sse). An unknown
 // session gets 404 and a missing one 400.
 func (h *Handler) serveLegacyPost(w http.ResponseWriter, r *http.Request) {
 	sid := r.URL.Query().Get(legacySessionParam)
@@ -127,10 +127,7 @@ func (h *Handler) serveLegacyPost(w http.ResponseWriter, r *http.Request) {
 	h.mu.Lock()
 	ls := h.live[sid]
 	h.mu.Unlock()
-	if ls == nil || !ls.sess.Legacy || ls.owner != owner {
-		if ls == nil {
-			h.noteForeignSession(sid)
-		}
+	if ls != nil && (!ls.sess.Legacy || ls.owner != owner) {
 		writeRefusal(w, noID, errSessionNotFound)
 		return
 	}
@@ -149,16 +146,50 @@ func (h *Handler) serveLegacyPost(w http.ResponseWriter, r *http.Request) {
 		writeRefusal(w, id, rpcRefusal(err))
 		return
 	}
+	if ls == nil {
+		// Its event stream may be held by another instance sharing the
+		// store and its relay (legacyrelay.go).
+		if herr := h.relayLegacyPost(r, sid, owner, m); herr != nil {
+			if herr == errSessionNotFound && h.cfg.relay == nil {
+				h.noteForeignSession(sid)
+			}
+			writeRefusal(w, noID, herr)
+			return
+		}
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
 	h.withStore(r.Context(), func(ctx context.Context) { _ = ls.touch(ctx) })
+	if herr := h.serveLegacyMessage(r, ls, m); herr != nil {
+		refuseOverQuota(w, herr)
+		return
+	}
+	w.WriteHeader(http.StatusAccepted)
+}
+
+// laterMethod reports the methods of the 2026-07-28 era, which a
+// 2024-11-05 session does not serve.
+func laterMethod(method string) bool {
+	return method == "server/discover" || method == "subscriptions/listen"
+}
+
+// serveLegacyMessage serves a message a 2024-11-05 client POSTed for
+// session ls, whose event stream is held here; r is the POST, or what
+// another instance relayed of it. A call that its principal's quota
+// refuses returns the refusal.
+func (h *Handler) serveLegacyMessage(r *http.Request, ls *liveSession, m *jsonrpc.Message) *httpError {
 	switch {
+	case m.IsRequest() && laterMethod(m.Method):
+		// A client probing for a later era (go-sdk's sends server/discover
+		// first) learns that this session has none, and initializes.
+		ls.standalone.sendRaw(errorBody(m.ID, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found in a 2024-11-05 session: "+m.Method)))
 	case m.IsResponse():
 		ls.deliverReply(m)
 	case m.IsNotification():
 		h.notify(r.Context(), ls, m)
 	default:
-		if !h.calls.take(owner, 1) {
-			refuseOverQuota(w, errTooManyCalls)
-			return
+		if !h.calls.take(ls.owner, 1) {
+			return errTooManyCalls
 		}
 		st := h.newStream(nil, acceptance{sse: true}, false) // relays all to the event stream
 		st.reqID, st.relay = m.ID, ls.standalone.sendRaw
@@ -167,7 +198,7 @@ func (h *Handler) serveLegacyPost(w http.ResponseWriter, r *http.Request) {
 		st.relayLast = func(data []byte) { ls.standalone.sendRawAfter(data, st.relayed) }
 		h.startCall(r, ls, ls.sess.Version, m, st)
 	}
-	w.WriteHeader(http.StatusAccepted)
+	return nil
 }
 
 // pathPrefix reports whether an X-Forwarded-Prefix value is a plain

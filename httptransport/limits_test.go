@@ -190,7 +190,7 @@ func TestMaxStreamDuration(t *testing.T) {
 		gh := getHeaders(sid, Version20251125)
 		start = time.Now()
 		resp := s.open(ctx, "GET", gh, "")
-		// It ends with a server-side disconnect event (digest 1.7): a fresh
+		// It ends with a server-side disconnect event (spec 2025-11-25 basic/transports#resumability-and-redelivery): a fresh
 		// id to resume from and a retry, so clients see progress.
 		gr := newSSEReader(t, resp.Body)
 		var last sse.Event

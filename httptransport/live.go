@@ -56,6 +56,16 @@ type liveSession struct {
 	// unsubscribe ends the session's SessionRelay subscription here
 	// (sessionrelay.go); nil when it has none.
 	unsubscribe func()
+	// streamAt is the tag of the copy of the session, on another instance,
+	// that holds its GET stream, as last heard (sessionfollow.go); "" when
+	// none is known to.
+	streamAt string
+
+	// What the relay delivered for the session, run in order off its
+	// goroutine (liveSession.later).
+	queueMu  sync.Mutex
+	queue    []func()
+	draining bool
 }
 
 type pendingReply struct {
@@ -78,7 +88,7 @@ func (h *Handler) newLiveSession(sess *Session, owner, addr string, release func
 	ls.ctx, ls.stop = context.WithCancel(h.ctx)
 	st := h.newStream(nil, acceptance{sse: true}, false)
 	// Its id carries the instance's tag like call streams' ids, so event
-	// ids stay unique in a session served by several instances (digest 1.6).
+	// ids stay unique in a session served by several instances (spec 2025-11-25 basic/transports#resumability-and-redelivery).
 	ls.tag = h.tag + newCopyTag()
 	st.standalone, st.sess, st.id = true, ls, ls.tag+"0" // see isStandaloneID
 	ls.standalone = st
@@ -86,7 +96,7 @@ func (h *Handler) newLiveSession(sess *Session, owner, addr string, release func
 }
 
 // Send implements Sender for the engine's session-level messages: they go
-// to the standalone stream (digest 1.5), or to the event store while no GET
+// to the standalone stream (spec 2025-11-25 basic/transports#multiple-connections), or to the event store while no GET
 // is attached. A request gets an id unique in the session, as a call's do,
 // and the client's answer goes to the engine's Reply (SessionReplier).
 func (ls *liveSession) Send(ctx context.Context, msg *jsonrpc.Message) error {
@@ -96,6 +106,9 @@ func (ls *liveSession) Send(ctx context.Context, msg *jsonrpc.Message) error {
 		msg = &out
 	} else if msg.Method == "notifications/cancelled" {
 		msg = ls.cancelledOut(nil, msg)
+	}
+	if ls.forward(ctx, msg) {
+		return nil
 	}
 	return ls.standalone.send(msg)
 }

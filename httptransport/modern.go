@@ -16,9 +16,10 @@ import (
 const methodListen = "subscriptions/listen"
 
 // serveModern answers a 2026-07-28 POST, validating it before the engine
-// runs, so that every failure gets the status and code of digest 2.6
-// before anything is streamed: steps 1 to 4 in the order of the
-// conformance suite's reference server (digest 2.5), then the standard
+// runs, so that every failure gets the status and code of spec 2026-07-28
+// basic#error-codes before anything is streamed: steps 1 to 4 in the order
+// of the conformance suite's reference server (modelcontextprotocol/
+// conformance, src/mock-server/stateless.ts), then the standard
 // headers, before the engine looks the method up (the reference server
 // checks no headers; the spec fixes no order):
 //
@@ -32,7 +33,7 @@ const methodListen = "subscriptions/listen"
 //  6. the engine runs; -32601 from it answers 404.
 //
 // The call's context is the HTTP request's: a client dropping the request
-// cancels exactly this call (digest 2.7), and nothing of the call is
+// cancels exactly this call (spec 2026-07-28 basic/utilities/cancellation), and nothing of the call is
 // written after (the stream ends without an event, which nobody reads).
 func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *request, accept acceptance) {
 	m := req.msgs[0]
@@ -46,7 +47,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *reque
 	}
 	if m.IsNotification() {
 		// No client notification is defined over 2026-07-28 HTTP; accept
-		// and ignore, as the transport page allows (digest 2.2).
+		// and ignore, as the transport page allows (spec 2026-07-28 basic/transports/streamable-http).
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
@@ -152,7 +153,7 @@ func (h *Handler) endModern(call *Call, stop func() bool, listen bool, release f
 }
 
 // callContext returns a 2026-07-28 call's context. It is the request's,
-// cancelled when the client drops the request (digest 2.7), except that a
+// cancelled when the client drops the request (spec 2026-07-28 basic/utilities/cancellation), except that a
 // listen stream's context outlives the handler so that the stream can be
 // parked: it keeps the request's values and follows its cancellation until
 // unwatch, which reports false if the request had ended already.
@@ -235,7 +236,7 @@ func responseOf(id jsonrpc.ID, resp *jsonrpc.Message, err error) *jsonrpc.Messag
 }
 
 // listenResult is the final result of a subscriptions/listen stream ended
-// gracefully by the server (digest 2.8).
+// gracefully by the server (spec 2026-07-28 basic/lifecycle).
 func listenResult(id jsonrpc.ID) *jsonrpc.Message {
 	result := `{"resultType":"complete","_meta":{"io.modelcontextprotocol/subscriptionId":` + id.Raw() + `}}`
 	return jsonrpc.NewResponse(id, json.RawMessage(result))

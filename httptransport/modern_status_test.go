@@ -47,7 +47,7 @@ func slowAnswerCall(name string) string {
 
 // TestModernErrorKeepsStatusBeforeFlush: a 2026-07-28 error the engine
 // returns before the header flush delay (1 s by default) goes out with the
-// status the spec gives it (digest 2.3, 2.6): 404 for -32601, 400 for
+// status the spec gives it (spec 2026-07-28 basic/transports/streamable-http; spec 2026-07-28 basic#error-codes): 404 for -32601, 400 for
 // -32021.
 func TestModernErrorKeepsStatusBeforeFlush(t *testing.T) {
 	te := newTestEngine()
@@ -179,7 +179,7 @@ func TestModernSSEOnlyClientGetsErrorStatus(t *testing.T) {
 }
 
 // TestModernHeaderWhitespaceHTTP2: whitespace around MCP header values is
-// ignored (digest 2.4, RFC 9110 §5.5) over HTTP/2 too, where net/http
+// ignored (spec 2026-07-28 basic/transports/streamable-http, RFC 9110 §5.5) over HTTP/2 too, where net/http
 // hands values over as sent.
 func TestModernHeaderWhitespaceHTTP2(t *testing.T) {
 	s := startServer(t, newTestEngine(), nil, nil, true)

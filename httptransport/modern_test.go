@@ -11,7 +11,7 @@ import (
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
-// TestModernValidation covers every row of digest 2.5/2.6 that the
+// TestModernValidation covers every row of the conformance suite's reference server, modelcontextprotocol/conformance src/mock-server/stateless.ts; spec 2026-07-28 basic#error-codes that the
 // transport owns: each request gets the status and JSON-RPC code the spec
 // names, with the request id echoed.
 func TestModernValidation(t *testing.T) {
@@ -85,7 +85,7 @@ func TestModernValidation(t *testing.T) {
 		{"_meta also in another case", hdr("server/discover"), discover(meta + `,"_META":{"io.modelcontextprotocol/protocolVersion":"v999","io.modelcontextprotocol/clientCapabilities":{}}`), 400, jsonrpc.CodeHeaderMismatch},
 		{"_meta version repeated", hdr("server/discover"), discover(`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/protocolVersion":"v999"}`), 400, jsonrpc.CodeHeaderMismatch},
 		{"_meta version null", hdr("server/discover"), discover(`"_meta":{"io.modelcontextprotocol/protocolVersion":null,"io.modelcontextprotocol/clientCapabilities":{}}`), 400, jsonrpc.CodeInvalidParams},
-		// Integers compare as numbers within ±(2^53−1) only (digest 2.4):
+		// Integers compare as numbers within ±(2^53−1) only (spec 2026-07-28 basic/transports/streamable-http):
 		// beyond it two integers can be the same float64.
 		{"integer beyond 2^53-1", hdr("tools/call", "Mcp-Name", "headered", "Mcp-Param-Count", "9007199254740993"), call("headered", `{"count":9007199254740992}`), 400, jsonrpc.CodeHeaderMismatch},
 		{"integer 2^53-1", hdr("tools/call", "Mcp-Name", "headered", "Mcp-Param-Count", "9007199254740991"), call("headered", `{"count":9007199254740991}`), 200, 0},

@@ -102,30 +102,12 @@ type Options struct {
 	KeepAlive time.Duration
 
 	// HeaderFlushDelay is how long a POST may run without sending anything
-	// before the transport opens its SSE stream (status, headers and one
-	// comment), so that clients and proxies with a first-byte timeout see
-	// the response start, and lifts the server's WriteTimeout for it (a POST
-	// whose client takes only JSON has only the WriteTimeout lifted, and its
-	// answer gets WriteTimeout below). Zero means 1 second, for every era.
-	//
-	// An error an engine returns before the stream opens goes out with its
-	// status (at 2026-07-28: 404 for -32601, 400 for -32020, -32021,
-	// -32022); one returned after it is an SSE event under status 200, as
-	// it would be after any message of the call. The transport checks
-	// headers, _meta and versions before the engine runs, and engines find
-	// unknown methods at once, so only an error a handler returns after a
-	// second of silence (-32021, say) is sent that way.
-	//
-	// If the server's own WriteTimeout is no longer than twice the wait
-	// before that lift, it is lifted as the call starts instead: on HTTP/2
-	// a WriteTimeout that fires resets the stream, and cannot be taken
-	// back. A lifted answer is written whole under the per-write deadline
-	// (WriteTimeout below).
-	//
-	// Negative means none: a silent stream opens, and has the server's
-	// WriteTimeout lifted, with its first keep-alive (KeepAlive, which is
-	// then the wait above), and a POST whose client takes only JSON keeps
-	// the server's WriteTimeout.
+	// before its SSE stream opens (status, headers, a comment), for clients
+	// and proxies with a first-byte timeout; a POST whose client takes only
+	// JSON has the server's WriteTimeout lifted then instead. Zero means 1
+	// second; negative waits for the first keep-alive. See the package
+	// doc's "Streams and time" for what an engine error returned later
+	// becomes.
 	HeaderFlushDelay time.Duration
 
 	// NotificationFlushDelay is how long a notification written to a

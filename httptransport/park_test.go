@@ -130,7 +130,7 @@ func TestListenHeld(t *testing.T) {
 }
 
 // TestListenHeldClientClose: a client dropping a held stream ends the
-// call's context, whichever way the stream is held (digest 2.7).
+// call's context, whichever way the stream is held (spec 2026-07-28 basic/utilities/cancellation).
 func TestListenHeldClientClose(t *testing.T) {
 	for _, mode := range heldModes {
 		t.Run(mode.name, func(t *testing.T) {

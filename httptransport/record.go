@@ -8,7 +8,7 @@ import (
 	"github.com/mcpmount/mcpmount/internal/logval"
 )
 
-// How a live session keeps its SessionStore record (digest 1.8).
+// How a live session keeps its SessionStore record (spec 2025-11-25 basic/transports#session-management).
 //
 // The handler's own store (Options.Sessions nil) is private: only this
 // instance writes it, and the live session is the authority. A store
@@ -74,6 +74,36 @@ func (ls *liveSession) touch(ctx context.Context) error {
 		ls.mu.Lock()
 		ls.touched = now
 		ls.mu.Unlock()
+	}
+	return err
+}
+
+// refresh is touch for a request of a session served here: for a shared
+// session it also reads the record, and takes the state another instance
+// saved (Session.refreshState), so that no request is served with state
+// older than the store's. It reports ErrNoSession when the record is gone.
+func (ls *liveSession) refresh(ctx context.Context) error {
+	if !ls.shared() {
+		return ls.touch(ctx)
+	}
+	var rec *SessionRecord
+	var err error
+	if r, ok := ls.h.sessions.(SessionRefresher); ok {
+		rec, err = r.TouchGet(ctx, ls.id, ls.h.cfg.idleTimeout)
+	} else if err = ls.touch(ctx); err == nil {
+		rec, err = ls.h.sessions.Get(ctx, ls.id)
+	}
+	now := time.Now()
+	ls.mu.Lock()
+	ls.lastUsed = now
+	if err == nil {
+		ls.touched = now
+	}
+	ls.mu.Unlock()
+	if err == nil && rec.Owner == ls.owner && ls.sess.refreshState(rec.State) {
+		if o, ok := ls.h.engine.(SessionStateObserver); ok {
+			o.SessionStateChanged(ctx, ls.sess)
+		}
 	}
 	return err
 }

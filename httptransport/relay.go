@@ -3,13 +3,16 @@ package httptransport
 import "context"
 
 // SessionRelay is an optional interface of a shared SessionStore
-// (Options.Sessions): it carries, between the instances serving one
-// 2025-era session, what a client POSTs about a call in flight to an
-// instance other than the one running the call. That is the client's
-// answer to a server-to-client request (sampling, elicitation, roots) and
-// notifications/cancelled. With it, such a session needs no sticky
-// routing; without it, those messages reach the call only when the client
-// POSTs them to the instance running it.
+// (Options.Sessions): it carries messages between the instances serving
+// one session. What a client POSTs about a call in flight to an instance
+// other than the one running the call (its answer to a server-to-client
+// request, notifications/cancelled) reaches that instance; the session's
+// own messages (an engine's list changes, resource updates, requests made
+// outside any call) reach the instance holding its GET stream; a
+// 2024-11-05 client's POSTs reach the instance holding its event stream.
+// With it, sessions need no sticky routing; without it, those messages
+// reach their call or stream only on the instance the client happens to
+// reach.
 //
 // Each session id names one channel. On Redis, say, Publish is PUBLISH on
 // a channel named after the session id, and Subscribe a SUBSCRIBE to that
@@ -19,8 +22,10 @@ import "context"
 // a message published while no instance listens, or lost on the way, is
 // gone, and the call that waited for it is left to its own timeout or to
 // the end of the session, as when the client never answers. Messages are
-// JSON-RPC messages as the client sent them, after the publishing instance
-// checked that the client owns the session.
+// JSON-RPC messages: a client's as it sent them, after the publishing
+// instance checked that the client owns the session, or the transport's
+// own (methods starting "mcpmount/"), which a client cannot have
+// published.
 //
 // Implementations must be safe for concurrent use.
 type SessionRelay interface {

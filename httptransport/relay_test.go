@@ -14,7 +14,9 @@ import (
 )
 
 // countingRelayStore is a shared MemorySessionStore that counts what it is
-// asked to publish, and keeps the last message.
+// asked to publish for clients, and keeps the last such message. The
+// notices instances exchange about a session's stream (sessionfollow.go)
+// are the transport's own, and not counted.
 type countingRelayStore struct {
 	*MemorySessionStore
 	published atomic.Int32
@@ -22,8 +24,10 @@ type countingRelayStore struct {
 }
 
 func (s *countingRelayStore) Publish(ctx context.Context, sessionID string, msg []byte) error {
-	s.published.Add(1)
-	s.last.Store(string(msg))
+	if !strings.Contains(string(msg), `"method":"`+streamMethod+`"`) {
+		s.published.Add(1)
+		s.last.Store(string(msg))
+	}
 	return s.MemorySessionStore.Publish(ctx, sessionID, msg)
 }
 

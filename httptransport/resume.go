@@ -11,7 +11,7 @@ import (
 
 // streamFor picks the stream a GET attaches to: the standalone stream for a
 // plain GET, or the stream a Last-Event-ID names ("<stream>_<index>"),
-// which must belong to this session (digest 1.6). It returns a nil stream
+// which must belong to this session (spec 2025-11-25 basic/transports#resumability-and-redelivery). It returns a nil stream
 // when the named stream has ended and only its stored events remain.
 //
 // A Last-Event-ID from another instance's standalone stream (a client

@@ -32,7 +32,7 @@ func standaloneOf(t *testing.T, s *server, sid string) string {
 }
 
 // TestSharedStoreDelete: a DELETE on one instance ends the session on
-// every instance sharing the store (digest 1.8: 404 from then on), and
+// every instance sharing the store (spec 2025-11-25 basic/transports#session-management: 404 from then on), and
 // the other instance's GET stream ends with it.
 func TestSharedStoreDelete(t *testing.T) {
 	a, b := pair(t, Options{SessionIdleTimeout: 100 * time.Millisecond})
@@ -133,8 +133,9 @@ func TestSharedStoreHeldStream(t *testing.T) {
 }
 
 // TestSharedStoreEventIDs: the GET streams of one session on two
-// instances sharing an EventStore never use the same event id (digest
-// 1.6), and each instance resumes its own.
+// instances sharing an EventStore never use the same event id (spec
+// 2025-11-25 basic/transports#resumability-and-redelivery), and each
+// instance resumes its own.
 func TestSharedStoreEventIDs(t *testing.T) {
 	events := NewMemoryEventStore(nil)
 	a, b := pair(t, Options{Events: events})

@@ -1,6 +1,7 @@
 package httptransport
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -44,6 +45,19 @@ func (s *Session) SetState(state json.RawMessage) {
 	s.mu.Lock()
 	s.state, s.dirty = state, true
 	s.mu.Unlock()
+}
+
+// refreshState takes state, as another instance saved it, unless the
+// engine changed the state here since it was last saved (that change is
+// saved next, and wins). It reports whether the state changed.
+func (s *Session) refreshState(state json.RawMessage) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dirty || bytes.Equal(s.state, state) {
+		return false
+	}
+	s.state = state
+	return true
 }
 
 // isDirty reports whether the state changed since the last takeDirty,
@@ -99,10 +113,26 @@ type SessionStore interface {
 	Delete(ctx context.Context, id string) error
 }
 
+// SessionRefresher is an optional interface of a shared SessionStore:
+// TouchGet extends a record's life as Touch does and returns the record as
+// Get does, in one round trip (Redis: GETEX). An instance serving a session
+// shared with others reads the record at each request of the session, so
+// that the state another instance saved (a log level, a client's
+// notifications/initialized) is the state this one serves the request
+// with; a store without it costs a Touch and a Get there.
+type SessionRefresher interface {
+	TouchGet(ctx context.Context, id string, ttl time.Duration) (*SessionRecord, error)
+}
+
 // newSessionID returns a cryptographically random id of visible ASCII
-// (digest 1.8): 26 base32 characters, 130 bits. Sessions get it behind
+// (spec 2025-11-25 basic/transports#session-management): 26 base32 characters, 130 bits. Sessions get it behind
 // their instance's tag (mintSessionID).
 func newSessionID() string { return rand.Text() }
+
+// mintSessionID returns a new session id: the instance's tag, then 130
+// random bits (newSessionID). The tag lets an instance tell another's
+// sessions from its own expired ones (foreign.go).
+func (h *Handler) mintSessionID() string { return h.tag + newSessionID() }
 
 // randomIDLen is the length of newSessionID's ids.
 const randomIDLen = 26
@@ -180,6 +210,23 @@ func (m *MemorySessionStore) Touch(_ context.Context, id string, ttl time.Durati
 	r.expires = m.deadline(ttl)
 	m.records[id] = r
 	return nil
+}
+
+// TouchGet implements SessionRefresher.
+func (m *MemorySessionStore) TouchGet(_ context.Context, id string, ttl time.Duration) (*SessionRecord, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, ok := m.records[id]
+	if !ok || (!r.expires.IsZero() && m.now().After(r.expires)) {
+		delete(m.records, id)
+		return nil, ErrNoSession
+	}
+	if ttl > 0 {
+		r.expires = m.deadline(ttl)
+		m.records[id] = r
+	}
+	rec := r.rec
+	return &rec, nil
 }
 
 // Delete implements SessionStore.

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// TestCancelledCallPOSTIsReadable: digest 1.2, "Body holds a request:
+// TestCancelledCallPOSTIsReadable: spec 2025-11-25 basic/transports#sending-messages-to-the-server, "Body holds a request:
 // answer with Content-Type: text/event-stream (SSE) or application/json". A
 // session call cancelled (notifications/cancelled, or DELETE of its
 // session) while its POST waits and its stream has not opened gets an SSE
@@ -80,7 +80,7 @@ func TestCancelledCallPOSTIsReadable(t *testing.T) {
 	}
 }
 
-// TestStoreOutageIsNot404: digest 1.8, "Do not return 404 for anything
+// TestStoreOutageIsNot404: spec 2025-11-25 basic/transports#session-management, "Do not return 404 for anything
 // else ... on a request that carries a session id". An instance that does
 // not yet serve a session (load balancer, restart, idle copy dropped) and
 // cannot read it from the shared store answers 503 with Retry-After; it
@@ -124,7 +124,7 @@ func TestBatchStreamOpensAfterHeaderFlushDelay(t *testing.T) {
 	}
 }
 
-// TestCaseFoldedMemberNames: digest 5.1, "jsonrpc must be exactly "2.0".
+// TestCaseFoldedMemberNames: spec 2025-11-25 basic#messages, "jsonrpc must be exactly "2.0".
 // Otherwise → -32600": a body with "JSONRPC" has no "jsonrpc" member
 // (encoding/json, which folds case, once served it).
 func TestCaseFoldedMemberNames(t *testing.T) {

@@ -20,9 +20,9 @@ import (
 const serverRequestPrefix = "mcpmount-"
 
 // relay returns the store's SessionRelay for a session other instances may
-// serve, or nil.
+// serve, or reach (a 2024-11-05 session's POSTs, legacyrelay.go), or nil.
 func (ls *liveSession) relay() SessionRelay {
-	if !ls.shared() {
+	if !ls.h.cfg.sharedSessions {
 		return nil
 	}
 	return ls.h.cfg.relay
@@ -55,7 +55,9 @@ func (ls *liveSession) subscribe() {
 	ls.mu.Unlock()
 	if unsubscribe != nil { // the session ended meanwhile
 		unsubscribe()
+		return
 	}
+	ls.askStream(ls.ctx) // where the session's messages go (sessionfollow.go)
 }
 
 // received handles a message relayed from an instance serving the same
@@ -72,6 +74,12 @@ func (ls *liveSession) received(data []byte) {
 		if id, ok := cancelledID(m); ok {
 			ls.cancelCall(id)
 		}
+	case m.Method == streamMethod:
+		ls.receivedStream(m)
+	case m.Method == forwardMethod:
+		ls.receivedForward(m)
+	case m.Method == legacyMethod:
+		ls.receivedLegacy(m)
 	default:
 		ls.h.cfg.logger.Debug("mcp: relayed message ignored", "session", logval.String(ls.id), "method", logval.String(m.Method))
 	}

@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// TestDeleteStoreFailure: digest 1.9, "After a successful DELETE,
+// TestDeleteStoreFailure: spec 2025-11-25 basic/transports#session-management, "After a successful DELETE,
 // requests carrying that id -> 404". A DELETE the shared store fails to
 // carry out gets 503 (it once got 200 while the record stayed, and every
 // instance served the session again), and leaves the session as it was.

@@ -568,7 +568,7 @@ func (s *stream) detachIf(w http.ResponseWriter) {
 // detachAttached detaches the response that attach bound with the
 // channel c, if it is still attached (a stream whose time is up, see
 // Handler.streamLimit). A 2025-11-25 session's resumable stream first
-// gets a server-side disconnect event (digest 1.7): a fresh id to resume
+// gets a server-side disconnect event (spec 2025-11-25 basic/transports#resumability-and-redelivery): a fresh id to resume
 // from and when to come back. Clients count a reconnect that brings no
 // new id as a failed one and give up the session after a few.
 func (s *stream) detachAttached(c <-chan struct{}) {

@@ -14,7 +14,7 @@ import (
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
-// serveStreamablePost answers a POST under the 2025-era rules (digest 1):
+// serveStreamablePost answers a POST under the 2025-era rules (spec 2025-11-25 basic/transports#streamable-http):
 // initialize creates a session; every later request names it in
 // Mcp-Session-Id; a request without one gets 400 and an unknown one 404.
 func (h *Handler) serveStreamablePost(w http.ResponseWriter, r *http.Request, req *request, accept acceptance) {
@@ -58,7 +58,7 @@ func (h *Handler) serveStreamablePost(w http.ResponseWriter, r *http.Request, re
 		}
 		version := header
 		if version == "" {
-			version = Version20250326 // digest 1.10: assume 2025-03-26
+			version = Version20250326 // spec 2025-11-25 basic/transports#protocol-version-header: assume 2025-03-26
 		}
 		if req.batch && version != Version20250326 {
 			writeRefusal(w, noID, errBatchNotAllowed)
@@ -73,8 +73,9 @@ func (h *Handler) serveStreamablePost(w http.ResponseWriter, r *http.Request, re
 		return
 	}
 	// A supported MCP-Protocol-Version that differs from the negotiated one
-	// is served under the session's version: the spec is silent (digest
-	// 8.8) and deployed clients (conformance 0.1.16) send a fixed one.
+	// is served under the session's version: spec 2025-11-25
+	// basic/transports#protocol-version-header does not say what a server
+	// does then, and deployed clients (conformance 0.1.16) send a fixed one.
 	if req.batch && ls.sess.Version != Version20250326 {
 		writeRefusal(w, noID, errBatchNotAllowed)
 		return
@@ -97,7 +98,7 @@ func sessionIDHeader(r *http.Request) (string, *httpError) {
 
 // lookup finds a session this instance serves, or loads it from the store
 // and starts serving it here. A session owned by another principal is
-// reported as not found (digest 1.8, "Session Hijacking").
+// reported as not found (spec 2025-11-25 basic/transports#session-management, "Session Hijacking").
 func (h *Handler) lookup(r *http.Request, sid string) (*liveSession, *httpError) {
 	owner := identity.FromContext(r.Context()).Owner()
 	h.mu.Lock()
@@ -109,7 +110,7 @@ func (h *Handler) lookup(r *http.Request, sid string) (*liveSession, *httpError)
 			return nil, errSessionNotFound
 		}
 		var err error
-		h.withStore(r.Context(), func(ctx context.Context) { err = ls.touch(ctx) })
+		h.withStore(r.Context(), func(ctx context.Context) { err = ls.refresh(ctx) })
 		if errors.Is(err, ErrNoSession) {
 			// Deleted or expired on another instance sharing the store.
 			h.withStore(context.WithoutCancel(r.Context()), ls.gone)
@@ -303,7 +304,7 @@ func requestedVersion(m *jsonrpc.Message) string {
 // for notifications/cancelled, to the call they name), and requests become
 // calls. An answer or a cancellation for a call on another instance goes
 // there through the store's SessionRelay, if it has one (sessionrelay.go).
-// Without requests the answer is 202 (digest 1.2, P4). A batch
+// Without requests the answer is 202 (spec 2025-11-25 basic/transports#sending-messages-to-the-server, P4). A batch
 // (2025-03-26) is answered as JSON-RPC answers batches: one response per
 // request, and an error for each member that is not a valid message (with
 // its id when it has one, else null), as an array or as SSE events.
@@ -371,7 +372,7 @@ func (h *Handler) notify(ctx context.Context, ls *liveSession, m *jsonrpc.Messag
 
 // runCall serves one 2025-era request on st. In a session the engine runs
 // on a context detached from the HTTP request: a dropped connection does
-// not cancel a 2025-era call (digest 1.3); notifications/cancelled and the
+// not cancel a 2025-era call (spec 2025-11-25 basic/transports#sending-messages-to-the-server); notifications/cancelled and the
 // end of the session do. A stateless call (Options.Stateless) has no
 // session to carry notifications/cancelled or a resumed stream, so its
 // dropped POST cancels it. The POST waits for the response, or for the
@@ -395,7 +396,7 @@ func (h *Handler) runCall(w http.ResponseWriter, r *http.Request, ls *liveSessio
 func (h *Handler) startCall(r *http.Request, ls *liveSession, version string, m *jsonrpc.Message, st *stream) <-chan struct{} {
 	parent, base := h.ctx, r.Context()
 	if ls != nil {
-		// A session call outlives its POST (digest 1.3): the client may
+		// A session call outlives its POST (spec 2025-11-25 basic/transports#sending-messages-to-the-server): the client may
 		// resume its stream, or cancel it with notifications/cancelled.
 		parent, base = ls.ctx, context.WithoutCancel(base)
 	}
@@ -455,7 +456,7 @@ func (h *Handler) startCall(r *http.Request, ls *liveSession, version string, m 
 			ls.afterCall(context.WithoutCancel(ctx))
 		}
 		if ctx.Err() != nil {
-			st.cut() // cancelled: no response follows (digest 1.11)
+			st.cut() // cancelled: no response follows (spec 2025-11-25 basic/utilities/cancellation)
 		} else {
 			st.finish(resp)
 		}
@@ -528,7 +529,7 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, ls *liveSes
 
 // serveGet answers a GET: with Mcp-Session-Id or Last-Event-ID it opens or
 // resumes a 2025-era stream; without either it is the 2024-11-05 handshake
-// (digest 2.9 and 3).
+// (spec 2026-07-28 basic/transports/streamable-http; spec 2024-11-05 basic/transports#http-with-sse).
 func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 	sid, ok := h.sessionOfGetOrDelete(w, r)
 	if !ok {
@@ -596,9 +597,14 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 	}
 	if st.standalone {
 		st.startTimer(r)
+		ls.announceStream(r.Context(), true) // the session's messages come here now (sessionfollow.go)
 	}
 	h.hold(w, r, ls, st, detached, release, func() {
-		h.withStore(context.WithoutCancel(r.Context()), func(ctx context.Context) { _ = ls.touch(ctx) })
+		ctx := context.WithoutCancel(r.Context())
+		if st.standalone {
+			ls.announceStream(ctx, false)
+		}
+		h.withStore(ctx, func(ctx context.Context) { _ = ls.touch(ctx) })
 	})
 }
 
@@ -644,7 +650,7 @@ func (h *Handler) hold(w http.ResponseWriter, r *http.Request, ls *liveSession, 
 	over()
 }
 
-// serveDelete ends a 2025-era session (digest 1.9).
+// serveDelete ends a 2025-era session (spec 2025-11-25 basic/transports#session-management).
 func (h *Handler) serveDelete(w http.ResponseWriter, r *http.Request) {
 	sid, ok := h.sessionOfGetOrDelete(w, r)
 	if !ok {
@@ -690,7 +696,7 @@ func (h *Handler) serveDelete(w http.ResponseWriter, r *http.Request) {
 }
 
 // checkVersionHeader refuses a GET or DELETE whose MCP-Protocol-Version
-// the engine does not support (digest 1.10: 400, and a DELETE so refused
+// the engine does not support (spec 2025-11-25 basic/transports#protocol-version-header: 400, and a DELETE so refused
 // leaves the session alone). A missing header is accepted, as 2025-03-26
 // clients send none.
 func (h *Handler) checkVersionHeader(r *http.Request) *httpError {
@@ -719,8 +725,8 @@ func (h *Handler) sessionOfGetOrDelete(w http.ResponseWriter, r *http.Request) (
 
 // refuseModernMethod answers a GET or DELETE that names a version later
 // than the 2025 eras: 405 for a version served here, as 2026-07-28 has no
-// GET stream and no sessions (digest 2.1); 400 for one not served
-// (digest 1.10).
+// GET stream and no sessions (spec 2026-07-28 basic/transports/streamable-http); 400 for one not served
+// (spec 2025-11-25 basic/transports#protocol-version-header).
 func refuseModernMethod(w http.ResponseWriter, r *http.Request, h *Handler) {
 	if herr := h.checkVersionHeader(r); herr != nil {
 		writeRefusal(w, noID, herr)

@@ -24,6 +24,7 @@ import (
 //   - "remember" reports on started, waits for gate, then changes the
 //     session's state (so the session is saved when it ends);
 //   - "hold" returns ErrHold, which only a listen may;
+//   - "state" answers the session's state as the call sees it;
 //   - subscriptions/listen acknowledges, then relays broadcasts, holding
 //     the stream with ErrHold when hold is set;
 //   - server/discover, initialize and tools/list answer; other methods -32601.
@@ -142,6 +143,13 @@ func (e *testEngine) tool(ctx context.Context, call *Call) (*jsonrpc.Message, er
 			}
 		}
 		return result(m.ID, map[string]any{"text": fmt.Sprint(p.Arguments.Count)}), nil
+	case "state":
+		// The session's state as this call sees it.
+		state := ""
+		if call.Session != nil {
+			state = string(call.Session.State())
+		}
+		return result(m.ID, map[string]any{"text": state}), nil
 	case "panic":
 		panic("tool exploded")
 	case "hold":

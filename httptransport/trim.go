@@ -7,7 +7,7 @@ import (
 
 // trimHeaders returns r with the whitespace around its MCP header values
 // (Mcp-*, and Last-Event-ID) removed, as RFC 9110 §5.5 has recipients do
-// before reading a field value (digest 2.4). net/http does it for HTTP/1.x
+// before reading a field value (spec 2026-07-28 basic/transports/streamable-http). net/http does it for HTTP/1.x
 // itself; HTTP/2 hands values over as sent. r is copied, never modified,
 // and only when a value has such whitespace.
 func trimHeaders(r *http.Request) *http.Request {

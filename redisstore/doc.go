@@ -1,11 +1,14 @@
-// Package redisstore keeps mcpmount's 2025-era sessions in Redis, so that
-// instances behind a plain load balancer serve one another's sessions. Its
-// Store is an httptransport.SessionStore (the session records), an
-// httptransport.SessionRelay (a client's answer to a server-to-client
-// request, or its notifications/cancelled, reaches the instance running
-// the call, over Redis PUBLISH and SUBSCRIBE) and an
-// httptransport.EventStore (a client resumes a dropped stream on any
-// instance).
+// Package redisstore keeps mcpmount's sessions in Redis, so that instances
+// behind a plain load balancer, without sticky routing, serve one
+// another's sessions. Its Store is an httptransport.SessionStore (the
+// session records, read at each request so that state saved on one
+// instance is the state every other serves with: SessionRefresher), an
+// httptransport.SessionRelay (over Redis PUBLISH and SUBSCRIBE: a client's
+// answer to a server-to-client request and its notifications/cancelled
+// reach the instance running the call; the session's own messages reach
+// the instance holding its GET stream; a 2024-11-05 client's POSTs reach
+// the instance holding its event stream) and an httptransport.EventStore
+// (a client resumes a dropped stream on any instance).
 //
 // Every instance builds its own Store on its own client and passes it as
 // both Options.Sessions and Options.Events:
@@ -28,4 +31,15 @@
 // after its last event (the session's bookkeeping after the last event of
 // any of its streams), so an instance that crashes leaves nothing behind
 // for good.
+//
+// What stays per instance by nature: what the application does to one
+// instance's MCP server. A tool, prompt or resource added at runtime on
+// one instance is there only, and announced (list_changed) only by it; a
+// resource change announced on one instance's server reaches the sessions
+// subscribed through it, and announced on every instance, a session's
+// stream may get it once from each instance that serves the session.
+// Apply such changes on every instance. Calls in flight and held streams
+// live on the instance holding their connection: a client that loses one
+// resumes it (Last-Event-ID) on any instance, but a call goes on running
+// where it started.
 package redisstore

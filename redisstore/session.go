@@ -76,8 +76,31 @@ func (s *Store) Touch(ctx context.Context, id string, ttl time.Duration) error {
 	return nil
 }
 
+// TouchGet implements httptransport.SessionRefresher: GETEX with PX, or
+// PERSIST when ttl <= 0 (Redis 6.2 or later), one round trip for what an
+// instance serving a shared session reads at each of its requests.
+func (s *Store) TouchGet(ctx context.Context, id string, ttl time.Duration) (*httptransport.SessionRecord, error) {
+	if ttl < 0 {
+		ttl = 0 // go-redis reads 0 as PERSIST, -1 as keep the TTL
+	}
+	data, err := s.client.GetEx(ctx, s.sessionKey(id), ttl).Bytes()
+	if errors.Is(err, redis.Nil) {
+		s.decoded.forget(id)
+		return nil, httptransport.ErrNoSession
+	}
+	if err != nil {
+		return nil, fmt.Errorf("redisstore: reading session %s: %w", id, err)
+	}
+	rec, err := s.decoded.decode(id, data)
+	if err != nil {
+		return nil, fmt.Errorf("redisstore: decoding session %s: %w", id, err)
+	}
+	return rec, nil
+}
+
 // Delete implements httptransport.SessionStore: DEL.
 func (s *Store) Delete(ctx context.Context, id string) error {
+	s.decoded.forget(id)
 	if err := s.client.Del(ctx, s.sessionKey(id)).Err(); err != nil {
 		return fmt.Errorf("redisstore: deleting session %s: %w", id, err)
 	}

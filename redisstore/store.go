@@ -66,7 +66,8 @@ type Store struct {
 	maxBytes int
 	eventTTL time.Duration
 
-	relay relay // relay.go
+	relay   relay          // relay.go
+	decoded decodedRecords // decoded.go
 }
 
 var (

@@ -59,7 +59,7 @@ func (c *capCache) invalidate() {
 
 // gateCapability answers a 2026-07-28 request for a method behind a
 // capability the server does not advertise in server/discover with -32601,
-// which the transport sends with 404 (digest 2.4, 2.8: capabilities must
+// which the transport sends with 404 (spec 2026-07-28 basic/transports/streamable-http; spec 2026-07-28 basic/lifecycle: capabilities must
 // tell the truth, and conformance checks that a missing one gives -32601).
 // It returns nil for a request the SDK should answer.
 //

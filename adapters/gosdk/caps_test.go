@@ -68,7 +68,7 @@ func wantMethodNotFound(t *testing.T, what string, status int, m *jsonrpc.Messag
 
 // TestUnadvertisedCapabilityNotFound: at 2026-07-28 a method behind a
 // capability server/discover does not advertise (prompts, completions here)
-// is -32601 and 404 (digest 2.4, 2.8); the advertised ones work as before,
+// is -32601 and 404 (spec 2026-07-28 basic/transports/streamable-http; spec 2026-07-28 basic/lifecycle); the advertised ones work as before,
 // and a 2025-11-25 session still gets the SDK's own answers.
 func TestUnadvertisedCapabilityNotFound(t *testing.T) {
 	url := serveSDK(t, capsServer())

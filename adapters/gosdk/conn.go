@@ -97,7 +97,9 @@ func (c *callConn) Write(ctx context.Context, msg gojsonrpc.Message) error {
 	if out.IsNotification() && sessionLevel(out.Method) {
 		// The SDK broadcasts list changes to every session it knows,
 		// this one-call connection included; they belong on the session's
-		// GET stream, never on a call's, and a listen's come from the
+		// GET stream, never on a call's (spec 2025-11-25
+		// basic/transports#multiple-connections; spec 2026-07-28
+		// basic/transports/streamable-http), and a listen's come from the
 		// engine's hub (hub.go), not from this connection.
 		return nil
 	}

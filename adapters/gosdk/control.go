@@ -44,9 +44,11 @@ type controlConn struct {
 	// messages past outboxBytes).
 	sink httptransport.Sender
 
-	mu      sync.Mutex
-	next    int64
-	pending map[int64]chan *jsonrpc.Message
+	mu       sync.Mutex
+	next     int64
+	pending  map[int64]chan *jsonrpc.Message
+	applied  applied    // the log level and subscriptions it holds (state.go)
+	followMu sync.Mutex // follow runs one at a time
 }
 
 // newControlConn returns the connection of session id, whose messages go to

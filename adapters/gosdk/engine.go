@@ -119,7 +119,7 @@ func (e *Engine) Serve(ctx context.Context, call *httptransport.Call) (*jsonrpc.
 		if ctl := e.control(call.Session.ID); ctl != nil && !ctl.isClosed() {
 			resp, err := ctl.call(ctx, call)
 			if err == nil && resp.Error == nil {
-				e.saveState(call, ctl.session, resp)
+				ctl.noteApplied(e.saveState(call, ctl.session, resp))
 			}
 			if !errors.Is(err, errConnClosed) {
 				return resp, err
@@ -233,60 +233,18 @@ type decodedState struct {
 	st  mcp.ServerSessionState
 }
 
-// saveState records what initialize and logging/setLevel change in the
-// session's state.
-func (e *Engine) saveState(call *httptransport.Call, ss *mcp.ServerSession, resp *jsonrpc.Message) {
-	if m := call.Request.Method; m != "initialize" && m != "logging/setLevel" {
-		return
-	}
-	var st mcp.ServerSessionState
-	if raw := call.Session.State(); len(raw) > 0 {
-		_ = json.Unmarshal(raw, &st)
-	}
-	switch call.Request.Method {
-	case "initialize":
-		st.InitializeParams = ss.InitializeParams()
-		var res struct {
-			ProtocolVersion string `json:"protocolVersion"`
-		}
-		_ = json.Unmarshal(resp.Result, &res)
-		st.NegotiatedProtocolVersion = res.ProtocolVersion
-	case "logging/setLevel":
-		var p struct {
-			Level mcp.LoggingLevel `json:"level"`
-		}
-		if json.Unmarshal(call.Request.Params, &p) != nil {
-			return
-		}
-		st.LogLevel = p.Level
-	default:
-		return
-	}
-	setState(call.Session, &st)
-}
-
-func setState(sess *httptransport.Session, st *mcp.ServerSessionState) {
-	raw, err := json.Marshal(st)
-	if err == nil {
-		sess.SetState(raw)
-	}
-}
-
 // Notify implements httptransport.Engine.
 func (e *Engine) Notify(ctx context.Context, sess *httptransport.Session, msg *jsonrpc.Message) {
 	if sess == nil {
 		return
 	}
 	if msg.Method == "notifications/initialized" {
-		var st mcp.ServerSessionState
-		if raw := sess.State(); len(raw) > 0 {
-			_ = json.Unmarshal(raw, &st)
-		}
+		st := readState(sess)
 		if st.InitializedParams != nil {
 			return // a duplicate: the SDK would refuse it
 		}
 		st.InitializedParams = &mcp.InitializedParams{}
-		setState(sess, &st)
+		st.set(sess)
 		// On to the session's SDK connection, which runs the server's
 		// InitializedHandler.
 	}
@@ -321,7 +279,9 @@ func (e *Engine) OpenSession(ctx context.Context, sess *httptransport.Session, o
 	var ending atomic.Bool
 	var ctl *controlConn
 	ctl = newControlConn(ctx, sess.ID, out, func() {
-		if !ending.Load() {
+		// The connection also closes as the session or the engine ends
+		// (its reads end then): only a close before that is the SDK's own.
+		if !ending.Load() && ctx.Err() == nil && e.ctx.Err() == nil {
 			// The SDK gave up on the session (its keepalive pings went
 			// unanswered): the session's calls go on, each on its own
 			// connection as before, but what the connection held (resource
@@ -341,6 +301,7 @@ func (e *Engine) OpenSession(ctx context.Context, sess *httptransport.Session, o
 		_ = ss.Close()
 		return errEngineClosed
 	}
+	ctl.follow(ctx, readState(sess))      // the subscriptions made on other instances
 	e.states.Store(sess, &decodedState{}) // the session is open here (sessionState)
 	e.controls[sess.ID] = ctl
 	e.wg.Add(1) // under ctlMu: never concurrent with Close's Wait

@@ -133,6 +133,9 @@ func (f *fixture) addTools() {
 	f.srv.AddTool(mcp.NewTool("refuse"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return nil, fmt.Errorf("refusing: %w", &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "bad input", Data: json.RawMessage(`{"why":"test"}`)})
 	})
+	f.srv.AddTool(mcp.NewTool("boom"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		panic("boom")
+	})
 	f.srv.AddTool(mcp.NewTool("fail"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return nil, errors.New("plain failure")
 	})

@@ -35,11 +35,12 @@ type child struct {
 	cfg   *config
 	owner owner
 
-	mu      sync.Mutex
-	nextID  int64
-	pending map[int64]*pending
-	tokens  map[string]*pending // by the token given to the child
-	gone    error               // why the child is gone, once it is
+	mu       sync.Mutex
+	nextID   int64
+	pending  map[int64]*pending
+	tokens   map[string]*pending // by the token given to the child
+	gone     error               // why the child is gone, once it is
+	bgClosed bool                // waitAnswers has begun: no more answers
 
 	done     chan struct{} // closed once the child is gone
 	doneOnce sync.Once
@@ -163,11 +164,28 @@ func (c *child) answer(id jsonrpc.ID, result json.RawMessage, rpcErr *jsonrpc.Er
 	if rpcErr != nil {
 		msg = jsonrpc.NewError(id, rpcErr)
 	}
-	c.bg.Go(func() {
+	c.mu.Lock()
+	if c.bgClosed {
+		c.mu.Unlock()
+		return // the child is stopped: nothing can reach it
+	}
+	c.bg.Add(1)
+	c.mu.Unlock()
+	go func() {
+		defer c.bg.Done()
 		if err := c.send(msg); err != nil {
 			c.cfg.logger.Debug("stdio: answering the child failed", "error", err)
 		}
-	})
+	}()
+}
+
+// waitAnswers waits for the answers being written, once the child is
+// stopped (their writes fail at once then), and refuses further ones.
+func (c *child) waitAnswers() {
+	c.mu.Lock()
+	c.bgClosed = true
+	c.mu.Unlock()
+	c.bg.Wait()
 }
 
 // roundTrip sends a request to the child under an id of its own, with

@@ -46,7 +46,7 @@ func launch(ctx context.Context, cmd Command, cfg *config, o owner, params json.
 	}
 	if err := c.initialize(ctx, params); err != nil {
 		c.p.stop(cfg.stopTimeout)
-		c.bg.Wait()
+		c.waitAnswers()
 		return nil, err
 	}
 	return c, nil

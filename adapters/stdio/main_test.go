@@ -133,6 +133,12 @@ type fixture struct {
 
 func newFixture(t *testing.T, opts *stdio.Options) *fixture {
 	t.Helper()
+	return newFixtureWith(t, opts, nil)
+}
+
+// newFixtureWith is newFixture with the transport's options.
+func newFixtureWith(t *testing.T, opts *stdio.Options, topts *httptransport.Options) *fixture {
+	t.Helper()
 	f := &fixture{logs: newLogs()}
 	o := stdio.Options{}
 	if opts != nil {
@@ -146,7 +152,7 @@ func newFixture(t *testing.T, opts *stdio.Options) *fixture {
 		t.Fatalf("New: %v", err)
 	}
 	f.engine = e
-	h := httptransport.New(e, nil)
+	h := httptransport.New(e, topts)
 	srv := httptest.NewServer(h)
 	f.url = srv.URL + "/mcp"
 	t.Cleanup(func() {

@@ -237,6 +237,7 @@ func (e *Engine) serveOwnChild(ctx context.Context, call *httptransport.Call) (*
 	case "initialize":
 		c, err := sup.get(ctx)
 		if err != nil {
+			e.dropSession(s) // no session: no child restarted for it
 			return nil, err
 		}
 		st, _ := json.Marshal(map[string]json.RawMessage{"initialize": m.Params})

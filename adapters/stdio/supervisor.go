@@ -93,7 +93,7 @@ func (s *supervisor) loop() {
 		if s.ctx.Err() != nil {
 			if c != nil {
 				c.p.stop(s.cfg.stopTimeout)
-				c.bg.Wait()
+				c.waitAnswers()
 			}
 			return
 		}
@@ -120,11 +120,11 @@ func (s *supervisor) loop() {
 		case <-s.ctx.Done():
 			c.stopping.Store(true)
 			c.p.stop(s.cfg.stopTimeout)
-			c.bg.Wait()
+			c.waitAnswers()
 			return
 		}
 		c.p.stop(s.cfg.stopTimeout) // reaps it, or ends one that closed its stdout only
-		c.bg.Wait()
+		c.waitAnswers()
 		if time.Since(started) > time.Minute {
 			backoff = s.cfg.minBack
 		}

@@ -4,9 +4,13 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpmount/mcpmount/httptransport"
 )
 
 // TestToolsEveryEra lists and calls the everything server's tools through
@@ -51,5 +55,32 @@ func TestToolsEveryEra(t *testing.T) {
 				t.Errorf("get-sum answered %q", got)
 			}
 		})
+	}
+}
+
+// TestStatelessTransport: with the transport's Stateless option, 2025-era
+// clients get no session, and every call, initialize included, is served
+// by the shared child, progress too.
+func TestStatelessTransport(t *testing.T) {
+	f := newFixtureWith(t, nil, &httptransport.Options{Stateless: true})
+	var progress atomic.Int32
+	cs := connect(t, f.url, httptransport.Version20251125, &mcp.ClientOptions{ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) {
+		progress.Add(1)
+	}})
+	if cs.ID() != "" {
+		t.Errorf("session id %q under Stateless", cs.ID())
+	}
+	params := &mcp.CallToolParams{Name: "trigger-long-running-operation", Arguments: map[string]any{"duration": 0.2, "steps": 2}}
+	params.SetProgressToken("p")
+	res, err := cs.CallTool(context.Background(), params)
+	if err != nil || !strings.Contains(text(res), "completed") {
+		t.Fatalf("long-running operation: %v %v", res, err)
+	}
+	// go-sdk's client runs notification handlers on goroutines of their own.
+	for deadline := time.Now().Add(10 * time.Second); progress.Load() < 2 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := progress.Load(); n != 2 {
+		t.Errorf("%d progress notifications, want 2", n)
 	}
 }

@@ -1,4 +1,4 @@
-// Command conformance serves the conformance fixtures (see fixtures.go) over
+// Command conformance serves the conformance fixtures (package fixtures) over
 // HTTP, for the MCP conformance suite (scripts/conformance.sh) and the interop
 // tests (interop/, scripts/interop.sh).
 //
@@ -21,6 +21,8 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/mcpmount/mcpmount/examples/conformance/fixtures"
 )
 
 func main() {
@@ -31,7 +33,7 @@ func main() {
 	log.SetPrefix("conformance-server: ")
 
 	mux := http.NewServeMux()
-	mcpHandlers := mount(mux, NewServer())
+	mcpHandlers := mount(mux, fixtures.NewServer())
 
 	var handler http.Handler = mux
 	if *token != "" {

@@ -1,0 +1,223 @@
+package httptransport
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/mcpmount/mcpmount/internal/logval"
+	"github.com/mcpmount/mcpmount/jsonrpc"
+)
+
+// How a 2025-era session's own messages (those an engine sends through the
+// session's Sender: list changes, resource updates, log messages and
+// requests made outside any call) reach its GET stream when instances
+// sharing the session through a SessionRelay serve it: they follow the
+// stream.
+//
+// An instance that attaches the session's GET stream says so on the
+// session's channel (streamNotice), and again when the stream ends. An
+// instance that does not hold the stream, and has heard that another
+// does, publishes the session's messages to that one (forwardMethod),
+// which writes them on the stream as its own, with its event ids, so a
+// client resuming elsewhere finds them in a shared EventStore. While no
+// instance holds a stream, each keeps the messages as before, for the next
+// GET here; a GET attached elsewhere has them forwarded when it says so.
+// Every message goes one way: written here, or forwarded once.
+//
+// The relay delivers at most once: a message forwarded as the stream
+// moves (its instance detached it a moment before) is kept there for the
+// next GET instead, and one the relay loses is gone, as a notification to
+// a client whose connection dropped is.
+
+// The methods of the messages instances exchange about a session's stream.
+// A client cannot have one published: only answers to server requests and
+// notifications/cancelled are published for it (sessionrelay.go).
+const (
+	streamMethod  = "mcpmount/stream"          // params: streamNotice
+	forwardMethod = "mcpmount/session-message" // params: forwarded
+)
+
+// streamNotice says that the instance whose copy has tag Tag attached the
+// session's GET stream (Held) or let it go; with Ask, that the copy has
+// just started serving the session here and asks the instance holding the
+// stream, if any, to say so again.
+type streamNotice struct {
+	Tag  string `json:"tag"`
+	Held bool   `json:"held"`
+	Ask  bool   `json:"ask,omitempty"`
+}
+
+// forwarded is a session message for the copy with tag To.
+type forwarded struct {
+	To      string          `json:"to"`
+	Message json.RawMessage `json:"message"`
+}
+
+// announceStream tells the session's other instances that this one now
+// holds its GET stream (held) or no longer does.
+func (ls *liveSession) announceStream(ctx context.Context, held bool) {
+	ls.notice(ctx, streamNotice{Tag: ls.tag, Held: held})
+}
+
+// askStream asks, as the session starts being served here, which instance
+// holds its GET stream.
+func (ls *liveSession) askStream(ctx context.Context) {
+	ls.notice(ctx, streamNotice{Tag: ls.tag, Ask: true})
+}
+
+func (ls *liveSession) notice(ctx context.Context, n streamNotice) {
+	if ls.relay() == nil {
+		return
+	}
+	params, _ := json.Marshal(n)
+	ls.h.publish(ctx, ls, jsonrpc.NewNotification(streamMethod, params))
+}
+
+// forward publishes msg for the instance holding the session's GET stream,
+// if another instance does; it reports whether it did.
+func (ls *liveSession) forward(ctx context.Context, msg *jsonrpc.Message) bool {
+	if ls.relay() == nil || ls.standalone.attached() {
+		return false
+	}
+	ls.mu.Lock()
+	to := ls.streamAt
+	ls.mu.Unlock()
+	if to == "" {
+		return false
+	}
+	data, err := msg.Encode()
+	if err != nil {
+		return false
+	}
+	return ls.publishForward(ctx, to, data) == nil
+}
+
+func (ls *liveSession) publishForward(ctx context.Context, to string, data []byte) error {
+	params, err := json.Marshal(forwarded{To: to, Message: data})
+	if err != nil {
+		return err
+	}
+	env, err := jsonrpc.NewNotification(forwardMethod, params).Encode()
+	if err != nil {
+		return err
+	}
+	ls.h.withStore(ctx, func(ctx context.Context) { err = ls.relay().Publish(ctx, ls.id, env) })
+	if err != nil {
+		ls.h.warn("mcp: forwarding a session message to the instance holding its stream failed; kept here", "session", logval.String(ls.id), "error", logval.Err(err))
+	}
+	return err
+}
+
+// receivedStream handles another instance's streamNotice: messages go to
+// the instance that holds the stream from now on, with those kept here
+// while none did.
+func (ls *liveSession) receivedStream(m *jsonrpc.Message) {
+	var n streamNotice
+	if json.Unmarshal(m.Params, &n) != nil || n.Tag == "" || n.Tag == ls.tag {
+		return
+	}
+	if n.Ask {
+		if ls.standalone.attached() {
+			ls.later(func() { ls.announceStream(ls.ctx, true) })
+		}
+		return
+	}
+	ls.mu.Lock()
+	switch {
+	case n.Held:
+		ls.streamAt = n.Tag
+	case ls.streamAt == n.Tag:
+		ls.streamAt = ""
+	}
+	ls.mu.Unlock()
+	if !n.Held {
+		return
+	}
+	// Off the relay's delivering goroutine, which must not wait on stores.
+	ls.later(func() {
+		ctx, cancel := ls.h.eventsCtx(ls.ctx)
+		defer cancel()
+		for _, data := range ls.standalone.takeUndelivered(ctx) {
+			if ls.publishForward(ctx, n.Tag, data) != nil {
+				return
+			}
+		}
+	})
+}
+
+// receivedForward writes a message another instance forwarded to the
+// session's stream here, or keeps it for the next GET if the stream went
+// meanwhile.
+func (ls *liveSession) receivedForward(m *jsonrpc.Message) {
+	var f forwarded
+	if json.Unmarshal(m.Params, &f) != nil || f.To != ls.tag {
+		return
+	}
+	msg, err := jsonrpc.Decode(f.Message)
+	if err != nil {
+		return
+	}
+	// Off the relay's delivering goroutine: the write waits for the client.
+	ls.later(func() { _ = ls.standalone.send(msg) })
+}
+
+// later runs f after the functions queued before it, on a goroutine that
+// runs while the session's queue has any: the relay's deliveries for the
+// session keep their order, and none waits on a client or a store.
+func (ls *liveSession) later(f func()) {
+	ls.queueMu.Lock()
+	ls.queue = append(ls.queue, f)
+	start := !ls.draining
+	ls.draining = true
+	ls.queueMu.Unlock()
+	if !start {
+		return
+	}
+	go func() {
+		for {
+			ls.queueMu.Lock()
+			if len(ls.queue) == 0 {
+				ls.draining = false
+				ls.queue = nil
+				ls.queueMu.Unlock()
+				return
+			}
+			f := ls.queue[0]
+			ls.queue[0] = nil
+			ls.queue = ls.queue[1:]
+			ls.queueMu.Unlock()
+			f()
+		}
+	}()
+}
+
+// attached reports whether a response is attached to the stream.
+func (s *stream) attached() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w != nil
+}
+
+// takeUndelivered returns the events of a standalone stream written while
+// no response was attached, which the next GET here would have replayed,
+// and counts them delivered: they are forwarded to a GET elsewhere. It
+// needs the EventStore, where they wait; without one they were not kept.
+func (s *stream) takeUndelivered(ctx context.Context) [][]byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.w != nil || s.sent >= s.seq || s.h.cfg.events == nil || s.sess == nil {
+		return nil
+	}
+	events, err := s.h.cfg.events.After(ctx, s.sess.id, s.id, s.sent)
+	if err != nil {
+		return nil
+	}
+	s.sent = s.seq
+	out := events[:0]
+	for _, data := range events {
+		if len(data) > 0 { // not a priming event
+			out = append(out, data)
+		}
+	}
+	return out
+}
