@@ -13,10 +13,13 @@ import (
 const fanStuck = 5 * time.Millisecond
 
 // fanMaxWorkers bounds the pool's workers, stuck ones included: past it,
-// no worker replaces a stuck one, and the fan-out slows down rather than
-// grow further. A stuck write ends at the transport's WriteTimeout at
-// most.
-const fanMaxWorkers = 4096
+// no worker replaces a stuck one, and the fan-out waits for stuck writes
+// to end rather than grow further. A stuck write ends at the transport's
+// WriteTimeout (30 s by default) at most, when the transport ends that
+// client's stream. A stuck worker costs its stack, a few KiB: at this
+// bound, some 100-250 MiB, for 32,768 clients that stopped reading at
+// once.
+const fanMaxWorkers = 1 << 15
 
 // fanPool writes the listens' notifications with a few workers, started
 // when there is work and gone when there is none: the fan-out of one

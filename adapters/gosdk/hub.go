@@ -17,7 +17,7 @@ import (
 // resource URI that at least one listen asked for, once per URI; the hub
 // hands each notification to the listens whose filter holds it, stamped
 // with each listen's subscription id
-// (https://modelcontextprotocol.io/specification/draft/basic/patterns/subscriptions),
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions),
 // and a fixed pool of workers writes them (fanpool.go). A listen costs the
 // engine a small struct and its entries in the hub's sets: no SDK session,
 // no goroutine.

@@ -8,7 +8,7 @@ import (
 
 // subscriptionIDKey names the _meta entry that tags a listen's
 // notifications with the listen request's id
-// (https://modelcontextprotocol.io/specification/draft/basic/patterns/subscriptions).
+// (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions).
 const subscriptionIDKey = "io.modelcontextprotocol/subscriptionId"
 
 // subIDHole stands for the subscription id in a template while it is built.
