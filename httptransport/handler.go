@@ -104,26 +104,28 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer h.inflight.exit()
 	h.watchServer(r)
 	r = trimHeaders(r)
-	switch r.Method {
-	case http.MethodPost:
+	switch rt := h.routeOf(r); rt.act {
+	case actPost:
 		h.servePost(w, r)
-	case http.MethodGet:
-		h.serveGet(w, r)
-	case http.MethodDelete:
-		h.serveDelete(w, r)
+	case actLegacyPost:
+		h.serveLegacyPost(w, r)
+	case actLegacyGet:
+		h.serveLegacyGet(w, r)
+	case actStreamGet:
+		h.serveGet(w, r, rt.sid)
+	case actDelete:
+		h.serveDelete(w, r, rt.sid)
 	default:
-		w.Header().Set("Allow", "GET, POST, DELETE, OPTIONS")
-		writeRefusal(w, noID, refusal(http.StatusMethodNotAllowed, -32000, "method not allowed"))
+		if rt.allow != "" {
+			w.Header().Set("Allow", rt.allow)
+		}
+		writeRefusal(w, noID, rt.herr)
 	}
 }
 
 // servePost reads and classifies a POST body (classify.go) and hands it to
 // its era.
 func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
-	if r.URL.RawQuery != "" && r.URL.Query().Has(legacySessionParam) {
-		h.serveLegacyPost(w, r)
-		return
-	}
 	if err := checkContentType(r); err != nil {
 		writeRefusal(w, noID, err)
 		return
@@ -156,7 +158,8 @@ func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
 // Shutdown stops accepting requests, ends every 2026-07-28 listen stream
 // with its final result, ends the streams of 2025-era and 2024-11-05
 // sessions, and waits for calls in flight to finish. When ctx is done
-// first, the remaining calls are cancelled, the connections of the
+// first, the remaining calls are cancelled (their clients get a -32000
+// "server shutting down" error, to send them again), the connections of the
 // streams taken over from net/http (see DisableHijack) closed, and ctx's
 // error returned, once the sessions have ended here and the session store
 // is closed. A write blocked on a client that stopped reading, on a stream

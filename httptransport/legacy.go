@@ -84,7 +84,7 @@ func (h *Handler) serveLegacyGet(w http.ResponseWriter, r *http.Request) {
 	release := h.streams.place(owner)
 	detached, _ := st.attach(w, 0, false, h.parkable(r), release, sse.Event{Name: "endpoint", Data: []byte(endpoint)})
 	st.startTimer(r)
-	h.hold(w, r, ls, st, detached, release, func() {
+	h.hold(&exchange{w: w, r: r, ls: ls}, st, detached, release, func() {
 		h.withStore(context.WithoutCancel(r.Context()), func(ctx context.Context) { ls.end(ctx, true) })
 	})
 }
@@ -196,7 +196,7 @@ func (h *Handler) serveLegacyMessage(r *http.Request, ls *liveSession, m *jsonrp
 		// The answer, last, gives the call's quota place back (startCall);
 		// run under st.mu, as relayed is set.
 		st.relayLast = func(data []byte) { ls.standalone.sendRawAfter(data, st.relayed) }
-		h.startCall(r, ls, ls.sess.Version, m, st)
+		h.startCall(&exchange{r: r, ls: ls, version: ls.sess.Version}, m, st)
 	}
 	return nil
 }

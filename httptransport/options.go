@@ -66,7 +66,8 @@ type Options struct {
 	// a session this instance does not serve yet gets 503 with
 	// Retry-After, and a DELETE gets 503 and leaves the session as it was;
 	// a touch or save for a session served here is logged and the request
-	// answered; an initialize gets a -32603 error, a 2024-11-05 GET 500.
+	// answered; an initialize gets 503 and no Mcp-Session-Id, a 2024-11-05
+	// GET 500.
 	// A store passed here that also implements SessionRelay carries what
 	// a client POSTs about a call running on another instance (its answer
 	// to a server-to-client request, notifications/cancelled) to that
@@ -179,8 +180,9 @@ type Options struct {
 	// At the bound the session idle the longest (nothing in flight, no
 	// stream attached) is ended, as the idle timeout would end it, to make
 	// room; when none is idle, initialize (or the GET opening a 2024-11-05
-	// session) gets 503 with Retry-After. A session costs about 3 KiB here
-	// and what the engine keeps of it (adapters/gosdk: about 12 KiB).
+	// session) gets 503 with Retry-After. An idle session costs about 7 KiB
+	// and one goroutine through adapters/gosdk (the SDK's connection
+	// reader).
 	MaxSessions int
 
 	// MaxSessionsPerAddress bounds the sessions that unauthenticated

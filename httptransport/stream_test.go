@@ -39,7 +39,7 @@ func TestCallOnEndedSessionStoresNothing(t *testing.T) {
 	ls.end(context.Background(), true) // the DELETE, between lookup and the call
 	r := httptest.NewRequest("POST", "/mcp", nil)
 	st := h.newStream(httptest.NewRecorder(), acceptance{sse: true}, false)
-	if done := h.startCall(r, ls, Version20251125, &jsonrpc.Message{ID: jsonrpc.Int64ID(1), Method: "tools/list"}, st); done != nil {
+	if done := h.startCall(&exchange{r: r, ls: ls, version: Version20251125}, &jsonrpc.Message{ID: jsonrpc.Int64ID(1), Method: "tools/list"}, st); done != nil {
 		<-done
 	}
 	store.mu.Lock()

