@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"slices"
@@ -12,7 +13,11 @@ import (
 
 func TestMain(m *testing.M) {
 	if name := os.Getenv(ChildEnv); name != "" {
-		if err := RunChild(name, os.Stdin, os.Stdout); err != nil {
+		run := func(in io.Reader, out io.Writer) error { return RunChild(name, in, out) }
+		if name == ListenChild {
+			run = RunListenChild
+		}
+		if err := run(os.Stdin, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}

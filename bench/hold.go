@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -62,10 +63,12 @@ func RunChild(name string, in io.Reader, out io.Writer) error {
 			live, rss := MeasureMem()
 			fmt.Fprintf(out, "mem %d %d %d\n", live, rss, runtime.NumGoroutine())
 		case "broadcast":
+			startProfile()
 			start := time.Now()
 			srv.Broadcast()
 			fmt.Fprintf(out, "ok %d\n", time.Since(start).Nanoseconds())
 		case "quit":
+			stopProfile()
 			srv.Stop()
 			fmt.Fprintln(out, "bye")
 			return nil
@@ -73,6 +76,36 @@ func RunChild(name string, in io.Reader, out io.Writer) error {
 	}
 	srv.Stop()
 	return nil
+}
+
+// ProfileEnv names a file for a CPU profile of the child from its first
+// broadcast until it quits (the fan-out, without the streams' opening).
+const ProfileEnv = "MCPMOUNT_BENCH_CPUPROFILE"
+
+var profiling *os.File
+
+func startProfile() {
+	path := os.Getenv(ProfileEnv)
+	if path == "" || profiling != nil {
+		return
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return
+	}
+	if pprof.StartCPUProfile(f) != nil {
+		_ = f.Close()
+		return
+	}
+	profiling = f
+}
+
+func stopProfile() {
+	if profiling != nil {
+		pprof.StopCPUProfile()
+		_ = profiling.Close()
+		profiling = nil
+	}
 }
 
 // MeasureMem returns the live memory (heap spans in use plus goroutine

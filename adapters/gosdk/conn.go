@@ -1,7 +1,6 @@
 package gosdk
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,10 +21,11 @@ import (
 // server-to-client requests; it writes the handler's messages to the
 // call's stream and hands the response back to Serve.
 type callConn struct {
-	ctx    context.Context
-	call   *httptransport.Call
-	listen bool
-	box    *outbox // a listen's messages once acknowledged, which the SDK broadcasts
+	ctx      context.Context
+	call     *httptransport.Call
+	listen   bool
+	hub      *hub      // where a listen goes once acknowledged (listen calls)
+	listener *listener // the listen in the hub, once acknowledged
 
 	mu        sync.Mutex
 	delivered bool
@@ -37,11 +37,12 @@ type callConn struct {
 	closeOnce sync.Once
 }
 
-func newCallConn(ctx context.Context, call *httptransport.Call, listen bool) *callConn {
-	c := &callConn{ctx: ctx, call: call, listen: listen, respC: make(chan *jsonrpc.Message, 1), closed: make(chan struct{}), pongs: make(chan gojsonrpc.Message, 1)}
-	if listen {
+// newCallConn returns the connection of call; a listen's (hub not nil)
+// joins the hub when the SDK acknowledges it.
+func newCallConn(ctx context.Context, call *httptransport.Call, hub *hub) *callConn {
+	c := &callConn{ctx: ctx, call: call, listen: hub != nil, hub: hub, respC: make(chan *jsonrpc.Message, 1), closed: make(chan struct{}), pongs: make(chan gojsonrpc.Message, 1)}
+	if hub != nil {
 		c.acked = make(chan struct{})
-		c.box = newOutbox(call)
 	}
 	return c
 }
@@ -93,18 +94,19 @@ func (c *callConn) Write(ctx context.Context, msg gojsonrpc.Message) error {
 		}
 		return nil
 	}
-	if out.IsNotification() && sessionLevel(out.Method) && !(c.listen && bytes.Contains(out.Params, subscriptionIDKey)) {
+	if out.IsNotification() && sessionLevel(out.Method) {
 		// The SDK broadcasts list changes to every session it knows,
 		// this one-call connection included; they belong on the session's
-		// GET stream, or on a listen stream when tagged with its
-		// subscription id, never on a call's (spec 2025-11-25 basic/transports#multiple-connections; spec 2026-07-28 basic/transports/streamable-http).
+		// GET stream, never on a call's (spec 2025-11-25
+		// basic/transports#multiple-connections; spec 2026-07-28
+		// basic/transports/streamable-http), and a listen's come from the
+		// engine's hub (hub.go), not from this connection.
 		return nil
 	}
-	send := c.call.Send
-	if c.box != nil && c.isAcked() {
-		send = c.box.send // the acknowledgement itself goes first, at once
+	if c.listen && out.Method == methodAcknowledged {
+		return c.acknowledge(ctx, out)
 	}
-	if err := send(ctx, out); err != nil {
+	if err := c.call.Send(ctx, out); err != nil {
 		if ping != nil && errors.Is(err, httptransport.ErrNoStream) {
 			return c.pong(ping) // a session call whose client takes only JSON
 		}
@@ -113,9 +115,36 @@ func (c *callConn) Write(ctx context.Context, msg gojsonrpc.Message) error {
 		}
 		return err
 	}
-	if c.acked != nil && out.Method == "notifications/subscriptions/acknowledged" && holdsSubscription(out.Params) {
-		c.ackOnce.Do(func() { close(c.acked) })
+	return nil
+}
+
+const methodAcknowledged = "notifications/subscriptions/acknowledged"
+
+// acknowledge writes a listen's acknowledgement. A listen that the SDK
+// holds (it granted something) joins the hub first, so that no change
+// announced after the acknowledgement is missed, and gets messages once
+// the acknowledgement is out; Serve then closes the SDK's session for it.
+func (c *callConn) acknowledge(ctx context.Context, ack *jsonrpc.Message) error {
+	f, err := parseAck(ack.Params)
+	if err != nil {
+		return err
 	}
+	if !f.held() {
+		return c.call.Send(ctx, ack) // the SDK answers at once
+	}
+	l, err := c.hub.join(c.ctx, c.call, f)
+	if err != nil {
+		return err // the SDK fails the listen with it: nothing was sent
+	}
+	if err := c.call.Send(ctx, ack); err != nil {
+		if l.stop() {
+			c.hub.leave(l)
+		}
+		return err
+	}
+	c.hub.markReady(l)
+	c.listener = l
+	c.ackOnce.Do(func() { close(c.acked) })
 	return nil
 }
 
@@ -137,16 +166,6 @@ func (c *callConn) pong(req *gojsonrpc.Request) error {
 	}
 }
 
-// isAcked reports whether a listen's acknowledgement has been sent.
-func (c *callConn) isAcked() bool {
-	select {
-	case <-c.acked:
-		return true
-	default:
-		return false
-	}
-}
-
 // codeRejected is the code of the SDK's "rejected by transport" error.
 const codeRejected = -32005
 
@@ -157,25 +176,6 @@ const codeRejected = -32005
 // matching its rejected-by-transport error (compared by code) that way.
 func rejected(err error) error {
 	return fmt.Errorf("%w: %w", &gojsonrpc.Error{Code: codeRejected, Message: "rejected by transport"}, err)
-}
-
-// holdsSubscription reports whether a listen's acknowledgement grants
-// anything, in which case the SDK parks the listen until it is cancelled;
-// with nothing granted it answers at once.
-func holdsSubscription(params json.RawMessage) bool {
-	var p struct {
-		Notifications struct {
-			ToolsListChanged      bool     `json:"toolsListChanged"`
-			PromptsListChanged    bool     `json:"promptsListChanged"`
-			ResourcesListChanged  bool     `json:"resourcesListChanged"`
-			ResourceSubscriptions []string `json:"resourceSubscriptions"`
-		} `json:"notifications"`
-	}
-	if json.Unmarshal(params, &p) != nil {
-		return false
-	}
-	n := p.Notifications
-	return n.ToolsListChanged || n.PromptsListChanged || n.ResourcesListChanged || len(n.ResourceSubscriptions) > 0
 }
 
 // Close implements mcp.Connection.
@@ -208,8 +208,6 @@ func (c *callConn) wait() *jsonrpc.Message {
 		return nil
 	}
 }
-
-var subscriptionIDKey = []byte(`"io.modelcontextprotocol/subscriptionId"`)
 
 // sessionLevel reports the notifications that belong to no call.
 func sessionLevel(method string) bool {

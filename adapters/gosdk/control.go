@@ -38,6 +38,11 @@ type controlConn struct {
 	onClose     func()        // run once, when the connection closes; may be nil
 	once        sync.Once
 	answerPings bool // answer the SDK's pings here (the engine's own watcher has no client)
+	// sink, if set, takes the messages at once instead of out: the
+	// engine's watcher hands them to the hub, which does not block, and
+	// whose coalescing bounds what waits (a queue of its own would drop
+	// messages past outboxBytes).
+	sink httptransport.Sender
 
 	mu       sync.Mutex
 	next     int64
@@ -100,6 +105,9 @@ func (c *controlConn) Write(ctx context.Context, msg gojsonrpc.Message) error {
 	out, err := fromSDK(msg)
 	if err != nil {
 		return err
+	}
+	if c.sink != nil {
+		return c.sink.Send(ctx, out)
 	}
 	if err := c.out.send(ctx, out); err != nil {
 		if out.IsRequest() {

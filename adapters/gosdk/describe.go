@@ -198,7 +198,8 @@ func (e *Engine) startWatcherLocked() {
 		InitializedParams:         &mcp.InitializedParams{},
 		NegotiatedProtocolVersion: httptransport.Version20251125,
 	}
-	conn := newControlConn(e.ctx, "", senderFunc(func(m *jsonrpc.Message) {
+	conn := newControlConn(e.ctx, "", nil, nil)
+	conn.sink = senderFunc(func(m *jsonrpc.Message) {
 		switch m.Method {
 		case "notifications/tools/list_changed":
 			e.invalidate()
@@ -206,14 +207,38 @@ func (e *Engine) startWatcherLocked() {
 		case "notifications/prompts/list_changed", "notifications/resources/list_changed":
 			e.caps.invalidate()
 		}
-	}), nil)
+		e.hub.notify(m) // to the held listens
+	})
 	conn.answerPings = true // with ServerOptions.KeepAlive the SDK pings it too
 	ss, err := e.server.Connect(e.ctx, conn, &mcp.ServerSessionOptions{State: state})
 	if err != nil {
 		e.logger.Warn("gosdk: starting the tool watcher failed", "error", err)
 		return
 	}
-	e.watcher = ss
+	e.watcher, e.watchC = ss, conn
+}
+
+// watchResource subscribes the watcher to a resource's updates, or
+// unsubscribes it (method), for the listens that asked (hub.go).
+func (e *Engine) watchResource(ctx context.Context, method, uri string) error {
+	e.descMu.Lock()
+	c := e.watchC
+	e.descMu.Unlock()
+	if c == nil {
+		return errEngineClosed
+	}
+	params, err := json.Marshal(map[string]string{"uri": uri})
+	if err != nil {
+		return err
+	}
+	resp, err := c.roundTrip(ctx, &gojsonrpc.Request{Method: method, Params: params})
+	if err != nil {
+		return err
+	}
+	if resp.Error != nil {
+		return resp.Error
+	}
+	return nil
 }
 
 type senderFunc func(*jsonrpc.Message)

@@ -17,9 +17,15 @@
 // GET stream, takes initialize (2024-11-05), logging/setLevel and the
 // client's notifications (so the server's InitializedHandler runs), and
 // sends requests made outside any call (roots/list from an
-// InitializedHandler, say), whose answers come back to it. A 2026-07-28 subscriptions/listen that the SDK grants is
-// held (httptransport.ErrHold) once acknowledged: the SDK's session for it
-// lives on until the stream ends, and no handler goroutine waits with it.
+// InitializedHandler, say), whose answers come back to it. A 2026-07-28
+// subscriptions/listen runs through the SDK until it acknowledges it; then
+// its SDK session ends, the stream is held (httptransport.ErrHold), and the
+// engine's one watcher session feeds it: the watcher sees every list
+// change and is subscribed once to each resource URI that some listen
+// watches, and a few workers write each change to the listens whose filter
+// holds it. An idle listen costs the engine no SDK session and no
+// goroutine; a client that stops reading holds at most one pending
+// notification per type and URI it watches (see hub.go).
 //
 // A 2026-07-28 request for a method behind a capability the server's
 // server/discover does not advertise (prompts/list on a server without

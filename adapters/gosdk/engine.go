@@ -47,6 +47,9 @@ type Engine struct {
 	flight   *descFlight              // the description being computed (describe.go)
 	descGen  uint64                   // counts tool changes, so a stale computation is not cached
 	watcher  *mcp.ServerSession
+	watchC   *controlConn // the watcher's connection
+
+	hub *hub // the held 2026-07-28 listens (hub.go)
 
 	caps capCache // what server/discover advertises (caps.go)
 
@@ -74,6 +77,7 @@ func NewEngine(server *mcp.Server, opts *Options) *Engine {
 		server.AddReceivingMiddleware(recoverPanics(e.logger))
 	}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
+	e.hub = newHub(e.watchResource)
 	return e
 }
 
@@ -88,11 +92,12 @@ func (e *Engine) Close() error {
 	e.cancel()
 	e.descMu.Lock()
 	w := e.watcher
-	e.watcher = nil
+	e.watcher, e.watchC = nil, nil
 	e.descMu.Unlock()
 	if w != nil {
 		_ = w.Close()
 	}
+	e.hub.pool.close()
 	e.wg.Wait()
 	return nil
 }
@@ -125,7 +130,14 @@ func (e *Engine) Serve(ctx context.Context, call *httptransport.Call) (*jsonrpc.
 	if err != nil {
 		return nil, err
 	}
-	conn := newCallConn(ctx, call, m.Method == "subscriptions/listen" && call.Modern())
+	var listens *hub
+	if m.Method == "subscriptions/listen" && call.Modern() {
+		if !e.ensureWatcher() {
+			return nil, errEngineClosed
+		}
+		listens = e.hub
+	}
+	conn := newCallConn(ctx, call, listens)
 	ss, err := e.server.Connect(ctx, conn, &mcp.ServerSessionOptions{State: state})
 	if err != nil {
 		return nil, fmt.Errorf("gosdk: connecting call: %w", err)
@@ -134,10 +146,11 @@ func (e *Engine) Serve(ctx context.Context, call *httptransport.Call) (*jsonrpc.
 	if conn.acked != nil {
 		select {
 		case <-conn.acked:
-			// The SDK parks its listen handler until ctx ends: hold the
-			// stream without this goroutine, and end the SDK's session
-			// with the stream.
-			context.AfterFunc(ctx, func() { _ = ss.Close() })
+			// The listen is in the hub, which the engine's watcher
+			// feeds: the SDK's session for it ends now (its answer, once
+			// its handler sees the end, goes nowhere), and the transport
+			// holds the stream without this goroutine.
+			_ = ss.Close()
 			return nil, httptransport.ErrHold
 		case resp = <-conn.respC:
 		case <-ctx.Done():

@@ -18,8 +18,8 @@ const outboxBytes = 1 << 20
 // errOutboxFull fails a request to a client too far behind (outboxBytes).
 var errOutboxFull = errors.New("gosdk: the client is not taking its messages")
 
-// outbox hands a long-lived connection's messages (a session's, a
-// listen's) to its Sender in order, on a goroutine of its own while it has
+// outbox hands a 2025-era session's connection's messages to its Sender
+// in order (held 2026-07-28 listens have the hub instead, hub.go), on a goroutine of its own while it has
 // any. The SDK notifies its sessions one after another, each write waiting
 // for the client's connection to take the message: without an outbox, one
 // client that stopped reading (its connection's buffers full) would hold
