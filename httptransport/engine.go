@@ -113,7 +113,8 @@ type SessionStateObserver interface {
 // for the EventStore. An engine that sends one message to many sessions or
 // listens should not send to them one after another from one goroutine,
 // or a client that stopped reading holds up every client after it
-// (adapters/gosdk queues each session's and listen's messages).
+// (adapters/gosdk queues each session's messages, and writes listens'
+// from a small worker pool).
 type Sender interface {
 	// Send delivers msg, or returns ErrStreamClosed once the session has
 	// ended. While no GET stream is open, a 2025-era session's messages
