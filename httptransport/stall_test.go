@@ -25,20 +25,7 @@ import (
 func stalledLegacyStream(t *testing.T, s *server) (endpoint string, conn net.Conn) {
 	t.Helper()
 	addr := s.srv.Listener.Addr().String()
-	d := net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
-		var serr error
-		if err := c.Control(func(fd uintptr) {
-			serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096)
-		}); err != nil {
-			return err
-		}
-		return serr
-	}}
-	conn, err := d.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
+	conn = dialTinyBuffer(t, addr)
 	if _, err := fmt.Fprintf(conn, "GET /mcp HTTP/1.1\r\nHost: %s\r\nAccept: text/event-stream\r\n\r\n", addr); err != nil {
 		t.Fatal(err)
 	}
@@ -54,6 +41,28 @@ func stalledLegacyStream(t *testing.T, s *server) (endpoint string, conn net.Con
 		t.Fatalf("first event %q", e.Name)
 	}
 	return string(e.Data), conn
+}
+
+// dialTinyBuffer connects to addr with a receive buffer of 4 KiB, so that
+// a client that stops reading fills the server's writes soon; the
+// connection is closed at the test's end.
+func dialTinyBuffer(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	d := net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
+		var serr error
+		if err := c.Control(func(fd uintptr) {
+			serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096)
+		}); err != nil {
+			return err
+		}
+		return serr
+	}}
+	conn, err := d.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
 }
 
 // legacyEcho posts a 2024-11-05 tools/call echo carrying size bytes of
