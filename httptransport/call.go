@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"sync"
 
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
@@ -82,3 +83,116 @@ func (c *Call) Send(ctx context.Context, msg *jsonrpc.Message) error {
 // answers: receive them as they come (answers past 8 unreceived are
 // dropped). It is never closed: select on the call's ctx as well.
 func (c *Call) Replies() <-chan *jsonrpc.Message { return c.replies }
+
+// runCall serves one 2025-era request on st. In a session the engine runs
+// on a context detached from the HTTP request: a dropped connection does
+// not cancel a 2025-era call (spec 2025-11-25 basic/transports#sending-messages-to-the-server); notifications/cancelled and the
+// end of the session do. A stateless call (Options.Stateless) has no
+// session to carry notifications/cancelled or a resumed stream, so its
+// dropped POST cancels it. The POST waits for the response, or for the
+// client to leave.
+func (h *Handler) runCall(x *exchange, m *jsonrpc.Message, st *stream) {
+	done := h.startCall(x, m, st)
+	if done == nil {
+		return
+	}
+	select {
+	case <-done:
+	case <-x.r.Context().Done():
+	}
+	st.detach()
+}
+
+// startCall starts the engine on a call and returns a channel closed when
+// the call's stream ends, or nil if the call was refused (already answered).
+// The caller took the call's place in the principal's quota (h.calls);
+// startCall gives it back when the call ends.
+func (h *Handler) startCall(x *exchange, m *jsonrpc.Message, out output) <-chan struct{} {
+	r, ls, version := x.r, x.ls, x.version
+	parent, base := h.ctx, r.Context()
+	if ls != nil {
+		// A session call outlives its POST (spec 2025-11-25 basic/transports#sending-messages-to-the-server): the client may
+		// resume its stream, or cancel it with notifications/cancelled.
+		parent, base = ls.ctx, context.WithoutCancel(base)
+	}
+	// Without a session (Options.Stateless) neither is possible: the call
+	// ends with its POST, as a 2026-07-28 call does.
+	ctx, cancel := context.WithCancel(base)
+	stop := context.AfterFunc(parent, cancel)
+	context.AfterFunc(ctx, out.abortWrite) // a write blocked on the client ends with the call
+	owner := h.calls.owner(r.Context())
+	call := &Call{Request: m, Version: version, Header: r.Header.Clone(), out: out, ctx: ctx, cancel: cancel}
+	if ls != nil {
+		call.Session, call.live = ls.sess, ls
+		call.replies = make(chan *jsonrpc.Message, 8)
+		// A call's own stream is one of the session's, which a client can
+		// resume; a relayed call's messages are its carrier's.
+		st, own := out.(*stream)
+		if own {
+			ls.newCallStream(st)
+		}
+		if !ls.addCall(call) {
+			if own {
+				ls.dropStream(st)
+			}
+			h.calls.give(owner, 1)
+			stop()
+			cancel()
+			out.finish(jsonrpc.NewError(m.ID, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "request id already in flight in this session")))
+			return nil
+		}
+	}
+	// A 2024-11-05 answer goes out on the session's one event stream,
+	// where answers queue behind a write to a client that stopped reading:
+	// such a call keeps its place until its answer is next to be written
+	// (then the event stream gives it back: relayOut.holdPlace), or the
+	// queue would be unbounded.
+	ro, relayed := out.(*relayOut)
+	relayed = relayed && ls != nil && ls.sess.Legacy
+	release := func() { h.calls.give(owner, 1) }
+	if relayed {
+		release = sync.OnceFunc(release)
+		ro.holdPlace(release)
+	}
+	out.startTimer(r)
+	h.inflight.enterLate()
+	go func() {
+		defer h.inflight.exit()
+		defer stop()
+		defer cancel()
+		h.serveCall(call, release, relayed)
+	}()
+	return out.done()
+}
+
+// serveCall runs the engine on a started call and delivers its answer,
+// or cuts its output if it was cancelled. release gives back the call's
+// place in its principal's quota; relayed says a 2024-11-05 call's
+// relayOut gives it back, just before its answer's write.
+func (h *Handler) serveCall(call *Call, release func(), relayed bool) {
+	ctx, ls, out := call.ctx, call.live, call.out
+	resp, err := h.serveEngine(ctx, call) // recovers the engine's panics
+	resp = responseOf(call.Request.ID, resp, err)
+	// The call's place in the quota and its id are free, and its store
+	// work (the state it changed, the record it outlasted) is done, before
+	// its answer goes out: the client may send its next call, reuse the
+	// id, or reach another instance as soon as it has the answer.
+	if !relayed {
+		release()
+	}
+	if ls != nil {
+		ls.releaseID(call)
+		ls.afterCall(context.WithoutCancel(ctx))
+	}
+	if ctx.Err() != nil {
+		out.cut() // cancelled: no response follows (spec 2025-11-25 basic/utilities/cancellation)
+	} else {
+		out.finish(resp)
+	}
+	if relayed {
+		release() // if the answer was never relayed (cut, or the stream gone)
+	}
+	if ls != nil {
+		ls.removeCall(call)
+	}
+}

@@ -42,45 +42,17 @@ func (h *Handler) serveLegacyGet(w http.ResponseWriter, r *http.Request) {
 		refuseOverQuota(w, errTooManyStreams)
 		return
 	}
-	addr := h.sessionAddr(r, owner)
-	sessRelease := h.admitSession(r.Context(), addr)
-	if sessRelease == nil {
+	ls, herr := h.openLegacySession(r, owner)
+	if herr != nil {
 		h.streams.give(owner, 1)
-		writeRefusal(w, noID, errInstanceSessions)
-		return
-	}
-	sess := &Session{ID: h.mintSessionID(), Version: Version20241105, Legacy: true}
-	var err error
-	h.withStore(r.Context(), func(ctx context.Context) {
-		// Kept as any record is (nothing reads a 2024-11-05 one back): it
-		// expires with the idle timeout, so none outlives a crashed
-		// instance for good.
-		err = h.sessions.Put(ctx, &SessionRecord{ID: sess.ID, Owner: owner, Version: sess.Version, Legacy: true}, max(h.cfg.idleTimeout, 0))
-	})
-	if err != nil {
-		h.logError("mcp: storing legacy session failed", "error", logval.Err(err))
-		sessRelease()
-		h.streams.give(owner, 1)
-		writeRefusal(w, noID, refusal(http.StatusInternalServerError, jsonrpc.CodeInternalError, "could not store the session"))
-		return
-	}
-	ls := h.newLiveSession(sess, owner, addr, sessRelease)
-	ls.standalone.eventName = "message"
-	ls, err = h.adopt(ls)
-	if err != nil {
-		h.withStore(context.WithoutCancel(r.Context()), func(ctx context.Context) { _ = h.sessions.Delete(ctx, sess.ID) })
-		h.streams.give(owner, 1)
-		if errors.Is(err, errClosing) {
-			writeRefusal(w, noID, errShuttingDown)
-			return
-		}
-		writeRefusal(w, noID, refusal(http.StatusInternalServerError, jsonrpc.CodeInternalError, "could not open the session"))
+		writeRefusal(w, noID, herr)
 		return
 	}
 	st := ls.standalone
 	// The endpoint event goes out under the stream's lock, before any
-	// message the engine may already be sending to the session (spec 2024-11-05 basic/transports#http-with-sse).
-	endpoint := h.legacyEndpoint(r) + "?" + legacySessionParam + "=" + url.QueryEscape(sess.ID)
+	// message the engine may already be sending to the session (spec
+	// 2024-11-05 basic/transports#http-with-sse).
+	endpoint := h.legacyEndpoint(r) + "?" + legacySessionParam + "=" + url.QueryEscape(ls.id)
 	release := h.streams.place(owner)
 	detached, _ := st.attach(w, 0, false, h.parkable(r), release, sse.Event{Name: "endpoint", Data: []byte(endpoint)})
 	st.startTimer(r)
@@ -89,6 +61,39 @@ func (h *Handler) serveLegacyGet(w http.ResponseWriter, r *http.Request) {
 		closed()
 		h.withStore(context.WithoutCancel(r.Context()), func(ctx context.Context) { ls.end(ctx, true) })
 	})
+}
+
+// openLegacySession creates, stores and opens on the engine the
+// 2024-11-05 session of owner's GET r, or returns the refusal: the
+// session bound's, or 500 when the store or the engine fails.
+func (h *Handler) openLegacySession(r *http.Request, owner string) (*liveSession, *httpError) {
+	addr := h.sessionAddr(r, owner)
+	release := h.admitSession(r.Context(), addr)
+	if release == nil {
+		return nil, errInstanceSessions
+	}
+	sess := &Session{ID: h.mintSessionID(), Version: Version20241105, Legacy: true}
+	var err error
+	h.withStore(r.Context(), func(ctx context.Context) {
+		// It expires with the idle timeout, so none outlives a crashed
+		// instance for good; while its stream is open other instances
+		// read it to relay the client's POSTs (legacyrelay.go).
+		err = h.sessions.Put(ctx, &SessionRecord{ID: sess.ID, Owner: owner, Version: sess.Version, Legacy: true}, max(h.cfg.idleTimeout, 0))
+	})
+	if err != nil {
+		h.logError("mcp: storing legacy session failed", "error", logval.Err(err))
+		release()
+		return nil, refusal(http.StatusInternalServerError, jsonrpc.CodeInternalError, "could not store the session")
+	}
+	ls, err := h.adopt(h.newLiveSession(sess, owner, addr, release))
+	if err != nil {
+		h.withStore(context.WithoutCancel(r.Context()), func(ctx context.Context) { _ = h.sessions.Delete(ctx, sess.ID) })
+		if errors.Is(err, errClosing) {
+			return nil, errShuttingDown
+		}
+		return nil, refusal(http.StatusInternalServerError, jsonrpc.CodeInternalError, "could not open the session")
+	}
+	return ls, nil
 }
 
 // legacyEndpoint is the URI of the POST endpoint: Options.LegacyEndpoint,

@@ -91,6 +91,9 @@ func (h *Handler) newLiveSession(sess *Session, owner, addr string, release func
 	// ids stay unique in a session served by several instances (spec 2025-11-25 basic/transports#resumability-and-redelivery).
 	ls.tag = h.tag + newCopyTag()
 	st.standalone, st.sess, st.id = true, ls, ls.tag+"0" // see isStandaloneID
+	if sess.Legacy {
+		st.eventName = "message" // spec 2024-11-05 basic/transports#http-with-sse
+	}
 	ls.standalone = st
 	return ls
 }

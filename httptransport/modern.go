@@ -37,30 +37,10 @@ const methodListen = "subscriptions/listen"
 // written after (the stream ends without an event, which nobody reads).
 func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *request, accept acceptance) {
 	m := req.msgs[0]
-	if err := req.errs[0]; err != nil {
-		writeRefusal(w, m.ID, rpcRefusal(err))
+	version, ok := h.admitModern(w, r, req)
+	if !ok {
 		return
 	}
-	if m.IsResponse() {
-		writeRefusal(w, m.ID, errModernBody)
-		return
-	}
-	if m.IsNotification() {
-		// No client notification is defined over 2026-07-28 HTTP; accept
-		// and ignore, as the transport page allows (spec 2026-07-28 basic/transports/streamable-http).
-		w.WriteHeader(http.StatusAccepted)
-		return
-	}
-	desc := h.engine.Describe(r.Context())
-	version, rerr := h.checkModern(r, req.params, desc)
-	if rerr == nil {
-		rerr = checkStandardHeaders(r.Header, m, req.params, desc)
-	}
-	if rerr != nil {
-		writeRPCError(w, http.StatusBadRequest, m.ID, rerr)
-		return
-	}
-
 	listen := m.Method == methodListen
 	if listen && accept.sse && h.refuseUnflushable(w, m.ID, errCannotFlush) {
 		return
@@ -87,25 +67,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *reque
 	}
 	call := &Call{Request: m, Version: version, Header: r.Header, out: st, ctx: ctx, cancel: cancel}
 	if listen {
-		call.streamClosed = h.observeStream(r.Context(), StreamListen)
-		st.closeConn = h.parkable(r)
-		watch := h.watchServer(r)
-		if watch != nil {
-			call.srv = watch.srv
-		}
-		h.mu.Lock()
-		h.listens[st] = call
-		// Shutdown (the handler's or its server's) has ended the listens
-		// it knew of.
-		late := h.closing.Load() || watch.isDownLocked()
-		h.mu.Unlock()
-		if late {
-			finishListen(call) // as they ended; the engine sees a cancelled call
-		} else if d, ok := h.streamLimit(r); ok {
-			// When its time is up it ends with its final result, as at
-			// Shutdown, whether the engine holds it or blocks.
-			call.stopLimit = time.AfterFunc(d, func() { finishListen(call) }).Stop
-		}
+		h.openListen(r, st, call)
 	}
 	st.startTimer(r)
 	resp, err := h.serveEngine(ctx, call)
@@ -131,6 +93,62 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *reque
 	}
 	st.finish(responseOf(m.ID, resp, err))
 	st.detach()
+}
+
+// admitModern checks a 2026-07-28 POST before its call starts, answering
+// it and reporting false when nothing is to run: a malformed message or a
+// response gets its refusal, a notification 202 (no client notification
+// is defined over 2026-07-28 HTTP; spec 2026-07-28
+// basic/transports/streamable-http lets the server accept and ignore it),
+// and a request failing its version, _meta or standard headers 400. It
+// returns the request's protocol version.
+func (h *Handler) admitModern(w http.ResponseWriter, r *http.Request, req *request) (string, bool) {
+	m := req.msgs[0]
+	switch {
+	case req.errs[0] != nil:
+		writeRefusal(w, m.ID, rpcRefusal(req.errs[0]))
+		return "", false
+	case m.IsResponse():
+		writeRefusal(w, m.ID, errModernBody)
+		return "", false
+	case m.IsNotification():
+		w.WriteHeader(http.StatusAccepted)
+		return "", false
+	}
+	desc := h.engine.Describe(r.Context())
+	version, rerr := h.checkModern(r, req.params, desc)
+	if rerr == nil {
+		rerr = checkStandardHeaders(r.Header, m, req.params, desc)
+	}
+	if rerr != nil {
+		writeRPCError(w, http.StatusBadRequest, m.ID, rerr)
+		return "", false
+	}
+	return version, true
+}
+
+// openListen registers a listen's call among the open listens, which
+// Shutdown (the handler's or its server's) ends with their final result,
+// and arms its time limit (streamLimit); one that arrives as Shutdown
+// ends the listens is ended at once, as they were.
+func (h *Handler) openListen(r *http.Request, st *stream, call *Call) {
+	call.streamClosed = h.observeStream(r.Context(), StreamListen)
+	st.closeConn = h.parkable(r)
+	watch := h.watchServer(r)
+	if watch != nil {
+		call.srv = watch.srv
+	}
+	h.mu.Lock()
+	h.listens[st] = call
+	late := h.closing.Load() || watch.isDownLocked()
+	h.mu.Unlock()
+	if late {
+		finishListen(call) // as they ended; the engine sees a cancelled call
+	} else if d, ok := h.streamLimit(r); ok {
+		// When its time is up it ends with its final result, as at
+		// Shutdown, whether the engine holds it or blocks.
+		call.stopLimit = time.AfterFunc(d, func() { finishListen(call) }).Stop
+	}
 }
 
 // endModern releases a 2026-07-28 call's context, its place in the

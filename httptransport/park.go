@@ -62,23 +62,7 @@ func (h *Handler) park(w http.ResponseWriter, r *http.Request, st *stream, gone 
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if st.ended || st.w != w || !st.accept.sse {
-		return false
-	}
-	if !st.open {
-		st.openLocked()
-		if st.w != w { // the write failed: the client is gone
-			return false
-		}
-	}
-	if w.Header().Get("Content-Encoding") != "" {
-		return false // compressed by middleware (set when the headers went out)
-	}
-	// Hijack drops what net/http's buffer holds: notifications deferred
-	// before the stream is parked (NotificationFlushDelay; a resumed call
-	// stream between attach and park) go out first.
-	st.flushPendingLocked()
-	if st.w != w { // the flush failed: the client is gone
+	if !st.readyToParkLocked(w) {
 		return false
 	}
 	watch := h.watchServer(r)
@@ -225,6 +209,28 @@ func (h *Handler) endListens(match func(*Call) bool) {
 func finishListen(c *Call) {
 	c.out.finish(listenResult(c.Request.ID))
 	c.cancel()
+}
+
+// readyToParkLocked opens the stream if it is not open yet and flushes what
+// waits in net/http's buffer, which the hijack would drop (notifications
+// deferred by NotificationFlushDelay, on a resumed call stream between
+// attach and park). It reports false when the stream cannot be parked: it
+// ended, w is no longer its response, its client takes no SSE, middleware
+// compresses it, or a write failed (the client is gone).
+func (s *stream) readyToParkLocked(w http.ResponseWriter) bool {
+	if s.ended || s.w != w || !s.accept.sse {
+		return false
+	}
+	if !s.open {
+		if s.openLocked(); s.w != w {
+			return false
+		}
+	}
+	if w.Header().Get("Content-Encoding") != "" {
+		return false // set when the headers went out
+	}
+	s.flushPendingLocked()
+	return s.w == w
 }
 
 // parkedWriter is the response writer of a parked stream: it writes the

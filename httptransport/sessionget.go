@@ -1,0 +1,110 @@
+package httptransport
+
+import (
+	"context"
+	"net/http"
+	"time"
+)
+
+// serveGet opens or resumes (Last-Event-ID) the GET stream of session sid,
+// or of a stream the Last-Event-ID names (routeOf).
+func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request, sid string) {
+	lastID := r.Header.Get("Last-Event-Id")
+	if !parseAccept(r).sse {
+		writeRefusal(w, noID, errNotAcceptableSSE)
+		return
+	}
+	if h.refuseUnflushable(w, noID, errCannotFlushGet) {
+		return
+	}
+	if sid == "" {
+		writeRefusal(w, noID, errSessionMissing)
+		return
+	}
+	if herr := h.checkVersionHeader(r); herr != nil {
+		writeRefusal(w, noID, herr)
+		return
+	}
+	ls, herr := h.lookup(r, sid)
+	if herr != nil {
+		writeRefusal(w, noID, herr)
+		return
+	}
+	st, after, replay, carried, herr := h.streamFor(r, ls, lastID)
+	if herr != nil {
+		writeRefusal(w, noID, herr)
+		return
+	}
+	if st == nil {
+		h.replayEnded(w, r, ls, lastID)
+		return
+	}
+	owner := h.streams.owner(r.Context())
+	if !h.streams.take(owner, 1) {
+		refuseOverQuota(w, errTooManyStreams)
+		return
+	}
+	release := h.streams.place(owner)
+	detached, err := st.attach(w, after, replay, h.parkable(r), release, carried...)
+	if err != nil {
+		h.streams.give(owner, 1)
+		writeRefusal(w, noID, err.(*httpError))
+		return
+	}
+	if st.standalone {
+		st.startTimer(r)
+		ls.announceStream(r.Context(), true) // the session's messages come here now (sessionfollow.go)
+	}
+	closed := h.observeStream(r.Context(), StreamGet)
+	h.hold(&exchange{w: w, r: r, ls: ls}, st, detached, release, func() {
+		closed()
+		ctx := context.WithoutCancel(r.Context())
+		if st.standalone {
+			ls.announceStream(ctx, false)
+		}
+		h.withStore(ctx, func(ctx context.Context) { _ = ls.touch(ctx) })
+	})
+}
+
+// hold keeps a GET attached to st until the client leaves, the stream or
+// the session ends, or the handler shuts down; the session counts as active
+// meanwhile, so it does not expire under an open stream. after runs once
+// the GET is over. On HTTP/1.x the stream is parked (park.go) and hold
+// returns at once; after then runs on the stream's watcher.
+//
+// The caller took the stream's place in the principal's quota, and gave
+// attach the release that gives it back (the stream calls it as the GET
+// ends, hold when the GET is over, if it has not been); hold ends the GET
+// when its time is up (streamLimit).
+func (h *Handler) hold(x *exchange, st *stream, detached <-chan struct{}, release, after func()) {
+	w, r, ls := x.w, x.r, x.ls
+	ls.mu.Lock()
+	ls.active++
+	ls.mu.Unlock()
+	stopLimit := func() bool { return false }
+	if d, ok := h.streamLimit(r); ok {
+		stopLimit = time.AfterFunc(d, func() { st.detachAttached(detached) }).Stop
+	}
+	over := func() {
+		stopLimit()
+		if release != nil {
+			release()
+		}
+		ls.mu.Lock()
+		ls.active--
+		ls.mu.Unlock()
+		after()
+	}
+	if h.park(w, r, st, over) {
+		return
+	}
+	select {
+	case <-detached:
+	case <-st.done():
+	case <-r.Context().Done():
+	case <-h.shutdownC:
+	case <-h.watchServer(r).downC(): // http.Server.Shutdown waits for this handler
+	}
+	st.detach()
+	over()
+}

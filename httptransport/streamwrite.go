@@ -1,0 +1,233 @@
+package httptransport
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/mcpmount/mcpmount/internal/logval"
+	"github.com/mcpmount/mcpmount/sse"
+)
+
+// liftLocked lifts the server's write timeout for a response not open yet,
+// as opening it would (a JSON-only client's never opens; one whose
+// server's timeout is short is lifted before it opens, see startTimer).
+// Its answer gets the per-write deadline.
+func (s *stream) liftLocked() {
+	if s.sw == nil {
+		s.sw = sse.NewWriter(s.w)
+	}
+	_ = s.sw.SetWriteDeadline(time.Time{})
+	s.lifted = true
+}
+
+// openLocked writes the SSE status and headers, lifts the server's write
+// timeout for this response, and sends the priming event (2025-11-25 with
+// resumability) or a comment, so that a DATA frame follows the headers
+// through HTTP/2 proxies.
+func (s *stream) openLocked() {
+	s.openForLocked(false, http.StatusOK)
+}
+
+// openForLocked opens the stream with status; when an event is written
+// right after (event set), the headers go out with it and no comment
+// precedes it.
+func (s *stream) openForLocked(event bool, status int) {
+	if s.sw == nil {
+		s.sw = sse.NewWriter(s.w)
+	}
+	h := s.w.Header()
+	sse.SetHeaders(h)
+	if s.closeConn {
+		h.Set("Connection", "close")
+	}
+	if s.header != nil {
+		s.header(h)
+	}
+	s.w.WriteHeader(status)
+	s.open = true
+	if s.timer != nil && s.h.cfg.keepAlive > 0 && !s.ended {
+		// Armed for the header flush: from now on it keeps the stream alive
+		// (not when the stream opens with its final event).
+		s.timer.Reset(s.h.cfg.keepAlive)
+	}
+	_ = s.sw.SetWriteDeadline(time.Time{})
+	if s.priming {
+		s.priming = false
+		s.writeLocked(sse.Event{ID: s.nextIDLocked(nil), HasID: true, Retry: s.h.cfg.retry})
+		return
+	}
+	if !event {
+		s.writeLocked(sse.Event{IsComment: true})
+	}
+}
+
+// nextIDLocked assigns the next event id of a resumable stream and records
+// data in the event store.
+func (s *stream) nextIDLocked(data []byte) string {
+	if !s.resumable() {
+		return ""
+	}
+	s.seq++
+	ctx, cancel := s.storeCtx()
+	defer cancel()
+	if err := s.h.cfg.events.Append(ctx, s.sess.id, s.id, s.seq, data); err != nil {
+		s.h.warn("mcp: event store append failed", "session", logval.String(s.sess.id), "error", logval.Err(err))
+	}
+	return s.id + "_" + strconv.Itoa(s.seq)
+}
+
+// storeCtx is the context of the EventStore calls made under the stream's
+// lock: the session's, bounded as every call to a user's store is
+// (eventsCtx), so that one that stops answering holds the stream, and
+// whoever sends on it, for so long at most.
+func (s *stream) storeCtx() (context.Context, context.CancelFunc) {
+	return s.h.eventsCtx(s.sess.ctx)
+}
+
+// resumable reports whether the stream's events carry ids and are stored.
+func (s *stream) resumable() bool {
+	return s.sess != nil && s.h.cfg.events != nil && !s.sess.sess.Legacy
+}
+
+// writeLocked writes one event to the attached response, if any, and
+// flushes it with the events pending before it. A failed write detaches
+// the response: the client is gone.
+func (s *stream) writeLocked(e sse.Event) { s.writeEventLocked(e, false) }
+
+// writeEventLocked is writeLocked; with later set, the event is written
+// unflushed (pending) and a flush is due within NotificationFlushDelay.
+func (s *stream) writeEventLocked(e sse.Event, later bool) {
+	if s.w == nil || !s.open {
+		return
+	}
+	if d := s.h.cfg.writeTimeout; d > 0 {
+		_ = s.sw.SetWriteDeadline(time.Now().Add(d))
+	}
+	var err error
+	s.guard.begin(s.sw)
+	switch {
+	case later:
+		err = s.sw.Buffer(e)
+	case e.IsComment:
+		err = s.sw.WriteComment("")
+	default:
+		err = s.sw.WriteEvent(e)
+	}
+	s.guard.end()
+	if err == nil {
+		if later {
+			s.deferFlushLocked()
+		} else {
+			s.flushedLocked()
+		}
+	}
+	if s.h.cfg.writeTimeout > 0 && err == nil {
+		// The deadline bounds this write only: on HTTP/2 a pending one
+		// is a timer that resets the stream, however quiet it is.
+		_ = s.sw.SetWriteDeadline(time.Time{})
+	}
+	if err != nil && !errors.Is(err, http.ErrNotSupported) {
+		s.detachLocked()
+		return
+	}
+	// A writer that cannot flush (middleware wrapping it the naive way)
+	// took the event all the same: it reaches the client when the
+	// response ends, so the stream goes on (said once in the log).
+	if err != nil {
+		s.h.warnNoFlush(s.w)
+	}
+	if e.HasID {
+		s.sent = s.seq
+	}
+}
+
+// deferrable reports whether a notification on the stream may wait for the
+// messages after it (NotificationFlushDelay): on a call's stream whose
+// response buffers it, not on a held stream (GET, listen, 2024-11-05), which
+// a broadcast reaches by the thousand, nor on a parked one, which has no
+// buffer to wait in.
+func (s *stream) deferrable() bool {
+	if s.h.cfg.notifyDelay <= 0 || s.standalone || s.held {
+		return false
+	}
+	_, parked := s.w.(*parkedWriter)
+	return !parked
+}
+
+// deferFlushLocked notes events written but not flushed, arming their flush.
+func (s *stream) deferFlushLocked() {
+	if s.pending {
+		return
+	}
+	s.pending = true
+	if s.flushT == nil {
+		s.flushT = time.AfterFunc(s.h.cfg.notifyDelay, s.flushPending)
+	} else {
+		s.flushT.Reset(s.h.cfg.notifyDelay)
+	}
+}
+
+// flushedLocked notes that nothing written waits for a flush any more.
+func (s *stream) flushedLocked() {
+	if s.pending {
+		s.pending = false
+		s.flushT.Stop()
+	}
+}
+
+// flushPending flushes the pending events, unless a write has since.
+func (s *stream) flushPending() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.flushPendingLocked()
+}
+
+// flushPendingLocked flushes the pending events under the per-write
+// deadline, so that none is left for net/http to write once the handler
+// returns, when no deadline is in force. A failed flush detaches the
+// response.
+func (s *stream) flushPendingLocked() {
+	if !s.pending {
+		return
+	}
+	s.pending = false
+	if s.w == nil || s.sw == nil {
+		return
+	}
+	if d := s.h.cfg.writeTimeout; d > 0 {
+		_ = s.sw.SetWriteDeadline(time.Now().Add(d))
+	}
+	s.guard.begin(s.sw)
+	err := s.sw.Flush()
+	s.guard.end()
+	if s.h.cfg.writeTimeout > 0 && err == nil {
+		_ = s.sw.SetWriteDeadline(time.Time{})
+	}
+	if err != nil && !errors.Is(err, http.ErrNotSupported) {
+		s.detachLocked()
+	}
+}
+
+// writeJSONLocked writes a JSON answer on the attached response. If the
+// server's write timeout was lifted for it, the per-write deadline bounds
+// it instead, and the answer is flushed whole under that deadline, with its
+// length, so that nothing is left for net/http to write once the handler
+// returns, when neither deadline would be in force (a client that stopped
+// reading would hold the connection's goroutine for good).
+func (s *stream) writeJSONLocked(status int, body []byte) {
+	if s.header != nil {
+		s.header(s.w.Header())
+	}
+	if !s.lifted || s.h.cfg.writeTimeout <= 0 {
+		writeJSON(s.w, status, body)
+		return
+	}
+	s.w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	_ = s.sw.SetWriteDeadline(time.Now().Add(s.h.cfg.writeTimeout))
+	writeJSON(s.w, status, body)
+	_ = s.sw.Flush()
+	_ = s.sw.SetWriteDeadline(time.Time{})
+}
