@@ -41,9 +41,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 		return
 	}
 	ls := h.newLiveSession(sess, owner, addr, release)
-	st := h.newStream(w, accept, false)
-	st.reqID = m.ID
-	st.header = func(hd http.Header) { hd.Set("Mcp-Session-Id", sess.ID) }
+	st := h.newStream(w, accept, streamRole{reqID: m.ID, header: func(hd http.Header) { hd.Set("Mcp-Session-Id", sess.ID) }})
 	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
 	defer cancel()
 	call := &Call{Request: m, Version: sess.Version, Session: sess, Header: r.Header, out: st, ctx: ctx, cancel: cancel}
@@ -67,7 +65,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 		}
 	}
 	if resp.Error != nil {
-		st.header = nil
+		st.dropHeader()
 		ls.stop()
 		release() // once: a failed adopt ended the session, which gave it back
 		h.withStore(context.WithoutCancel(r.Context()), func(ctx context.Context) { _ = h.sessions.Delete(ctx, sess.ID) })

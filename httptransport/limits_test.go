@@ -307,8 +307,8 @@ func attachedGET(t *testing.T, store *MemoryEventStore, id string, standalone bo
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	ls := &liveSession{h: h, id: "S", sess: &Session{ID: "S", Version: Version20251125}, ctx: ctx}
-	st = h.newStream(nil, acceptance{sse: true}, true)
-	st.sess, st.id, st.standalone = ls, id, standalone
+	st = h.newStream(nil, acceptance{sse: true}, streamRole{modern: true})
+	st.events.sess, st.events.id, st.role.standalone = ls, id, standalone
 	rec = httptest.NewRecorder()
 	detached, err := st.attach(rec, 0, false, false, nil)
 	if err != nil {

@@ -86,14 +86,16 @@ func (h *Handler) newLiveSession(sess *Session, owner, addr string, release func
 		lastUsed: time.Now(),
 	}
 	ls.ctx, ls.stop = context.WithCancel(h.ctx)
-	st := h.newStream(nil, acceptance{sse: true}, false)
-	// Its id carries the instance's tag like call streams' ids, so event
-	// ids stay unique in a session served by several instances (spec 2025-11-25 basic/transports#resumability-and-redelivery).
-	ls.tag = h.tag + newCopyTag()
-	st.standalone, st.sess, st.id = true, ls, ls.tag+"0" // see isStandaloneID
+	role := streamRole{standalone: true}
 	if sess.Legacy {
-		st.eventName = "message" // spec 2024-11-05 basic/transports#http-with-sse
+		role.eventName = "message" // spec 2024-11-05 basic/transports#http-with-sse
 	}
+	st := h.newStream(nil, acceptance{sse: true}, role)
+	// Its id carries the instance's tag like call streams' ids, so event
+	// ids stay unique in a session served by several instances (spec
+	// 2025-11-25 basic/transports#resumability-and-redelivery).
+	ls.tag = h.tag + newCopyTag()
+	st.joinSession(ls, ls.tag+"0", false) // see isStandaloneID
 	ls.standalone = st
 	return ls
 }
@@ -126,11 +128,11 @@ func (ls *liveSession) newCallStream(st *stream) {
 		return
 	}
 	ls.nextStream++
-	st.mu.Lock() // the stream may be cut (end) as soon as it is listed
-	st.sess, st.id = ls, ls.tag+strconv.Itoa(ls.nextStream)
-	st.priming = ls.h.cfg.events != nil && ls.sess.Version >= Version20251125
-	st.mu.Unlock()
-	ls.streams[st.id] = st
+	// Joined before it is listed: the stream may be cut (end) as soon as
+	// it is.
+	id := ls.tag + strconv.Itoa(ls.nextStream)
+	st.joinSession(ls, id, ls.h.cfg.events != nil && ls.sess.Version >= Version20251125)
+	ls.streams[id] = st
 	ls.mu.Unlock()
 }
 
@@ -138,8 +140,8 @@ func (ls *liveSession) newCallStream(st *stream) {
 func (ls *liveSession) dropStream(st *stream) {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
-	if ls.streams[st.id] == st {
-		delete(ls.streams, st.id)
+	if ls.streams[st.events.id] == st {
+		delete(ls.streams, st.events.id)
 	}
 }
 
@@ -177,7 +179,7 @@ func (ls *liveSession) removeCall(c *Call) {
 	defer ls.mu.Unlock()
 	ls.releaseIDLocked(c)
 	if st, ok := c.out.(*stream); ok {
-		delete(ls.streams, st.id)
+		delete(ls.streams, st.events.id)
 	}
 	for k, p := range ls.pending {
 		if p.call == c {

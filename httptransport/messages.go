@@ -58,8 +58,7 @@ func (h *Handler) serveMessages(x *exchange, req *request) {
 	case len(calls) == 0 && len(refused) == 0:
 		w.WriteHeader(http.StatusAccepted)
 	case !req.batch:
-		st := h.newStream(w, accept, false)
-		st.reqID = calls[0].ID
+		st := h.newStream(w, accept, streamRole{reqID: calls[0].ID})
 		h.runCall(x, calls[0], st)
 	default:
 		h.serveBatch(x, calls, refused)
@@ -86,7 +85,7 @@ func (h *Handler) notify(ctx context.Context, ls *liveSession, m *jsonrpc.Messag
 // errors for the batch's invalid members (refused) come first.
 func (h *Handler) serveBatch(x *exchange, calls []*jsonrpc.Message, refused [][]byte) {
 	w, r, accept := x.w, x.r, x.accept
-	batch := h.newStream(w, acceptance{json: !accept.sse, sse: accept.sse}, false)
+	batch := h.newStream(w, acceptance{json: !accept.sse, sse: accept.sse}, streamRole{})
 	// The header flush and keep-alives of a silent batch, or, for a JSON
 	// answer, the lift of the server's WriteTimeout.
 	batch.startTimer(r)

@@ -57,13 +57,12 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *reque
 	release := q.place(owner)
 	ctx, cancel, unwatch := callContext(r, listen)
 	stop := context.AfterFunc(h.ctx, cancel)
-	st := h.newStream(w, accept, true)
-	st.reqID, st.held = m.ID, listen
+	st := h.newStream(w, accept, streamRole{modern: true, reqID: m.ID, held: listen})
 	context.AfterFunc(ctx, st.abortWrite) // a write blocked on the client ends with the call
 	if listen {
 		// A listen's place is its stream: given back as the client sees
 		// it end. A call's is given back when the engine is done with it.
-		st.release = release
+		st.holdPlace(release, h.parkable(r))
 	}
 	call := &Call{Request: m, Version: version, Header: r.Header, out: st, ctx: ctx, cancel: cancel}
 	if listen {
@@ -133,7 +132,6 @@ func (h *Handler) admitModern(w http.ResponseWriter, r *http.Request, req *reque
 // ends the listens is ended at once, as they were.
 func (h *Handler) openListen(r *http.Request, st *stream, call *Call) {
 	call.streamClosed = h.observeStream(r.Context(), StreamListen)
-	st.closeConn = h.parkable(r)
 	watch := h.watchServer(r)
 	if watch != nil {
 		call.srv = watch.srv

@@ -211,7 +211,7 @@ func TestPendingNotificationSurvivesPark(t *testing.T) {
 				defer cancel()
 				_ = h.Shutdown(ctx)
 			}()
-			st := h.newStream(nil, acceptance{sse: true}, false) // a call's stream, its POST gone
+			st := h.newStream(nil, acceptance{sse: true}, streamRole{}) // a call's stream, its POST gone
 			parked := make(chan bool, 1)
 			gone := make(chan struct{})
 			big := strings.Repeat("y", size)

@@ -236,12 +236,12 @@ func (s *stream) statusFor(e *jsonrpc.Error) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
-	case s.held:
+	case s.role.held:
 		return 0
-	case s.open:
+	case s.resp.open:
 		return http.StatusOK
 	}
-	return s.status(e)
+	return s.role.status(e)
 }
 
 // observe reports e to the Observer, if there is one.

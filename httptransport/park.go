@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"sync"
 	"time"
-
-	"github.com/mcpmount/mcpmount/sse"
 )
 
 // ErrHold is returned by Engine.Serve for a 2026-07-28 subscriptions/listen
@@ -87,7 +85,7 @@ func (h *Handler) park(w http.ResponseWriter, r *http.Request, st *stream, gone 
 		return false
 	}
 	pw := &parkedWriter{conn: conn, chunked: r.ProtoAtLeast(1, 1), timeout: h.cfg.writeTimeout}
-	st.w, st.sw = pw, sse.NewWriter(pw)
+	st.parkOnLocked(pw)
 	h.mu.Lock()
 	pc.pw = pw
 	// Shutdown (the handler's or the server's) may have passed over this
@@ -218,11 +216,11 @@ func finishListen(c *Call) {
 // ended, w is no longer its response, its client takes no SSE, middleware
 // compresses it, or a write failed (the client is gone).
 func (s *stream) readyToParkLocked(w http.ResponseWriter) bool {
-	if s.ended || s.w != w || !s.accept.sse {
+	if s.ended || s.resp.w != w || !s.accept.sse {
 		return false
 	}
-	if !s.open {
-		if s.openLocked(); s.w != w {
+	if !s.resp.open {
+		if s.openLocked(); s.resp.w != w {
 			return false
 		}
 	}
@@ -230,7 +228,7 @@ func (s *stream) readyToParkLocked(w http.ResponseWriter) bool {
 		return false // set when the headers went out
 	}
 	s.flushPendingLocked()
-	return s.w == w
+	return s.resp.w == w
 }
 
 // parkedWriter is the response writer of a parked stream: it writes the

@@ -240,7 +240,7 @@ func TestStandaloneStreamHeld(t *testing.T) {
 				idle := ls.active == 0
 				ls.mu.Unlock()
 				ls.standalone.mu.Lock()
-				free := ls.standalone.w == nil
+				free := ls.standalone.resp.w == nil
 				ls.standalone.mu.Unlock()
 				return idle && free
 			})

@@ -31,7 +31,7 @@ func (h *Handler) streamFor(r *http.Request, ls *liveSession, lastID string) (st
 	if !ok {
 		return nil, 0, false, nil, errUnknownEventID
 	}
-	if streamID == ls.standalone.id {
+	if streamID == ls.standalone.events.id {
 		return ls.standalone, index, true, nil, nil
 	}
 	if h.isStandaloneID(streamID) {

@@ -72,7 +72,7 @@ func TestResume(t *testing.T) {
 		st := ls.streams[strings.Split(first.ID, "_")[0]]
 		ls.mu.Unlock()
 		st.mu.Lock()
-		attached := st.w != nil
+		attached := st.resp.w != nil
 		st.mu.Unlock()
 		if !attached {
 			break
@@ -175,7 +175,7 @@ func TestResumeWithNothingMissed(t *testing.T) {
 	st.detachAttached(detached)
 	_ = store.SessionClosed(context.Background(), "S") // every event of it gone
 	st.mu.Lock()
-	last := st.seq
+	last := st.events.seq
 	st.mu.Unlock()
 	if _, err := st.attach(httptest.NewRecorder(), last, true, false, nil); err != nil {
 		t.Errorf("resume from the last event sent: %v", err)
@@ -337,7 +337,7 @@ func TestGETGetsWhatWaited(t *testing.T) {
 		s.h.mu.Unlock()
 		ls.standalone.mu.Lock()
 		defer ls.standalone.mu.Unlock()
-		return ls.standalone.w == nil
+		return ls.standalone.resp.w == nil
 	})
 	r = newSSEReader(t, s.open(ctx, "GET", h, "").Body)
 	s.engine.broadcast()
@@ -355,20 +355,20 @@ func TestStandaloneIDs(t *testing.T) {
 	h := New(newTestEngine(), nil)
 	ls := h.newLiveSession(&Session{ID: "S", Version: Version20251125}, "", "", nil)
 	defer ls.stop()
-	ls.newCallStream(h.newStream(nil, acceptance{sse: true}, false))
+	ls.newCallStream(h.newStream(nil, acceptance{sse: true}, streamRole{}))
 	for id, want := range map[string]bool{
-		ls.standalone.id:       true,
-		ls.tag + "1":           false,
-		ls.tag + "10":          false,
-		"QWERTY0":              true, // the previous release's standalone id
-		"QWERTY1":              false,
-		"QWERTY10":             false,
-		"QWERTYABCD0":          true, // another instance's copy
-		"QWERTY2A3B0":          true,
-		"QWERTYABCD20":         false,
-		"QWERTY10000":          false, // the previous release's call stream 10000
-		"QWERTY12340":          false,
-		strings.Repeat("A", 3): false,
+		ls.standalone.events.id: true,
+		ls.tag + "1":            false,
+		ls.tag + "10":           false,
+		"QWERTY0":               true, // the previous release's standalone id
+		"QWERTY1":               false,
+		"QWERTY10":              false,
+		"QWERTYABCD0":           true, // another instance's copy
+		"QWERTY2A3B0":           true,
+		"QWERTYABCD20":          false,
+		"QWERTY10000":           false, // the previous release's call stream 10000
+		"QWERTY12340":           false,
+		strings.Repeat("A", 3):  false,
 	} {
 		if got := h.isStandaloneID(id); got != want {
 			t.Errorf("isStandaloneID(%q) = %v, want %v", id, got, want)

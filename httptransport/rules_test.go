@@ -183,7 +183,7 @@ func TestResumeRefusedWithoutResumability(t *testing.T) {
 	s := newServer(t, &Options{DisableResumability: true})
 	sid := s.initialize(Version20251125)
 	s.h.mu.Lock()
-	standalone := s.h.live[sid].standalone.id
+	standalone := s.h.live[sid].standalone.events.id
 	s.h.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

@@ -28,7 +28,7 @@ const listTools = `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
 // standaloneOf is the id of the standalone stream of s's copy of session sid.
 func standaloneOf(t *testing.T, s *server, sid string) string {
 	t.Helper()
-	return liveOf(t, s, sid).standalone.id // set when the copy is made
+	return liveOf(t, s, sid).standalone.events.id // set when the copy is made
 }
 
 // TestSharedStoreDelete: a DELETE on one instance ends the session on

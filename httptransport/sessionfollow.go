@@ -190,34 +190,3 @@ func (ls *liveSession) later(f func()) {
 		}
 	}()
 }
-
-// attached reports whether a response is attached to the stream.
-func (s *stream) attached() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w != nil
-}
-
-// takeUndelivered returns the events of a standalone stream written while
-// no response was attached, which the next GET here would have replayed,
-// and counts them delivered: they are forwarded to a GET elsewhere. It
-// needs the EventStore, where they wait; without one they were not kept.
-func (s *stream) takeUndelivered(ctx context.Context) [][]byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.w != nil || s.sent >= s.seq || s.h.cfg.events == nil || s.sess == nil {
-		return nil
-	}
-	events, err := s.h.cfg.events.After(ctx, s.sess.id, s.id, s.sent)
-	if err != nil {
-		return nil
-	}
-	s.sent = s.seq
-	out := events[:0]
-	for _, data := range events {
-		if len(data) > 0 { // not a priming event
-			out = append(out, data)
-		}
-	}
-	return out
-}

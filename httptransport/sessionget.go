@@ -51,7 +51,7 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request, sid string) {
 		writeRefusal(w, noID, err.(*httpError))
 		return
 	}
-	if st.standalone {
+	if st.role.standalone {
 		st.startTimer(r)
 		ls.announceStream(r.Context(), true) // the session's messages come here now (sessionfollow.go)
 	}
@@ -59,7 +59,7 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request, sid string) {
 	h.hold(&exchange{w: w, r: r, ls: ls}, st, detached, release, func() {
 		closed()
 		ctx := context.WithoutCancel(r.Context())
-		if st.standalone {
+		if st.role.standalone {
 			ls.announceStream(ctx, false)
 		}
 		h.withStore(ctx, func(ctx context.Context) { _ = ls.touch(ctx) })

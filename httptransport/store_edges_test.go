@@ -219,7 +219,7 @@ func TestNewCallStreamRacesEnd(t *testing.T) {
 	defer h.Shutdown(context.Background())
 	for range 20 {
 		ls := h.newLiveSession(&Session{ID: newSessionID(), Version: Version20251125}, "", "", nil)
-		st := h.newStream(httptest.NewRecorder(), acceptance{sse: true}, false)
+		st := h.newStream(httptest.NewRecorder(), acceptance{sse: true}, streamRole{})
 		var wg sync.WaitGroup
 		wg.Add(2)
 		go func() {

@@ -31,36 +31,51 @@ var ErrNoStream = errors.New("httptransport: no stream to the client for this re
 // All writes happen under mu, from the engine's goroutines and the
 // keep-alive timer alike.
 type stream struct {
-	h        *Handler
-	mu       sync.Mutex
-	w        http.ResponseWriter // nil while no response is attached
-	sw       *sse.Writer
-	accept   acceptance
-	open     bool // SSE status and headers written on w
-	lifted   bool // the server's write timeout is lifted for w (liftLocked)
-	liftOnly bool // the header flush delay lifts the write timeout, not opens (startTimer)
-	ended    bool // the final message was written or the stream was cut
+	h      *Handler
+	mu     sync.Mutex
+	role   streamRole
+	accept acceptance
+	resp   response // the attached HTTP response, if any
+	ended  bool     // the final message was written or the stream was cut
+	doneC  chan struct{}
+	clock  streamClock
+	guard  writeGuard // lets a cancelled call end a write blocked on its client
+	events eventLog   // resumability: 2025-era sessions with an EventStore
+}
 
+// streamRole is what a stream is for, set as it is built.
+type streamRole struct {
 	modern     bool
-	standalone bool       // a GET stream: no final response
-	reqID      jsonrpc.ID // the request a POST's stream answers (cut)
-	status     func(*jsonrpc.Error) int
-	header     func(http.Header) // extra response headers (e.g. Mcp-Session-Id)
+	standalone bool                     // a GET stream: no final response
+	held       bool                     // a listen's stream: every message flushes at once (see deferrable)
+	reqID      jsonrpc.ID               // the request a POST's stream answers (cut)
+	status     func(*jsonrpc.Error) int // the HTTP status of an error answer, by era
+	header     func(http.Header)        // extra response headers (e.g. Mcp-Session-Id)
+	eventName  string                   // "message" on 2024-11-05 streams
+}
 
-	closeConn bool   // the stream may be parked: say Connection: close (park.go)
-	release   func() // gives back the place in a quota the attached response holds (limits.go)
-	eventName string // "message" on 2024-11-05 streams
+// response is the HTTP response attached to a stream, and how far it got.
+type response struct {
+	w         http.ResponseWriter // nil while no response is attached
+	sw        *sse.Writer
+	open      bool          // SSE status and headers written on w
+	lifted    bool          // the server's write timeout is lifted for w (liftLocked)
+	liftOnly  bool          // the header flush delay lifts the write timeout, not opens (startTimer)
+	closeConn bool          // the stream may be parked: say Connection: close (park.go)
+	release   func()        // gives back the place in a quota the attached response holds (limits.go)
+	attachC   chan struct{} // closed and replaced when a response detaches
+}
 
+// streamClock holds a stream's timers: the header flush and keep-alives,
+// and the flush of coalesced notifications.
+type streamClock struct {
 	timer   *time.Timer
-	held    bool          // a listen's stream: every message flushes at once (see deferrable)
-	pending bool          // events written to the response but not flushed yet (writeLocked)
-	flushT  *time.Timer   // flushes them (NotificationFlushDelay)
-	attachC chan struct{} // closed and replaced when a response detaches
-	doneC   chan struct{} // closed when the stream ends; made on demand (done)
+	pending bool        // events written to the response but not flushed yet (writeLocked)
+	flushT  *time.Timer // flushes them (NotificationFlushDelay)
+}
 
-	guard writeGuard // lets a cancelled call end a write blocked on its client
-
-	// Resumability (2025-era sessions with an EventStore).
+// eventLog is a resumable stream's place in its session's events.
+type eventLog struct {
 	sess    *liveSession
 	id      string // stream id, unique in the session
 	seq     int    // index of the last event written
@@ -71,14 +86,31 @@ type stream struct {
 // abortWrite implements output (writeGuard.abort).
 func (s *stream) abortWrite() { s.guard.abort() }
 
-func (h *Handler) newStream(w http.ResponseWriter, accept acceptance, modern bool) *stream {
-	s := &stream{h: h, w: w, accept: accept, modern: modern}
-	if modern {
-		s.status = modernStatus
-	} else {
-		s.status = legacyStatus
+// newStream returns a stream for role, answering on w (nil: none yet) a
+// client that takes what accept says.
+func (h *Handler) newStream(w http.ResponseWriter, accept acceptance, role streamRole) *stream {
+	role.status = legacyStatus
+	if role.modern {
+		role.status = modernStatus
 	}
-	return s
+	return &stream{h: h, resp: response{w: w}, accept: accept, role: role}
+}
+
+// joinSession makes the stream session ls's, under id: its events are
+// kept for resumption, and with priming it opens with a priming event.
+func (s *stream) joinSession(ls *liveSession, id string, priming bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.events.sess, s.events.id, s.events.priming = ls, id, priming
+}
+
+// dropHeader takes back the extra response headers (role.header) of a
+// stream that has not opened: initialize's session id, when the session
+// could not be opened.
+func (s *stream) dropHeader() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.role.header = nil
 }
 
 // startTimer arms the early header flush, or the keep-alive on an open
@@ -90,24 +122,24 @@ func (h *Handler) newStream(w http.ResponseWriter, accept acceptance, modern boo
 func (s *stream) startTimer(r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.timer != nil || s.ended {
+	if s.clock.timer != nil || s.ended {
 		return
 	}
 	d := s.h.cfg.headerFlushDelay
-	s.liftOnly = !s.accept.sse
-	if s.open || d == 0 {
+	s.resp.liftOnly = !s.accept.sse
+	if s.resp.open || d == 0 {
 		if !s.accept.sse {
 			return
 		}
-		d, s.liftOnly = s.h.cfg.keepAlive, false
+		d, s.resp.liftOnly = s.h.cfg.keepAlive, false
 	}
 	if d <= 0 {
 		return
 	}
-	if !s.open && !s.lifted && s.w != nil && liftNow(r, d) {
+	if !s.resp.open && !s.resp.lifted && s.resp.w != nil && liftNow(r, d) {
 		s.liftLocked()
 	}
-	s.timer = time.AfterFunc(d, s.tick)
+	s.clock.timer = time.AfterFunc(d, s.tick)
 }
 
 // liftNow reports whether the WriteTimeout of r's server is no longer than
@@ -131,21 +163,21 @@ func (s *stream) tick() {
 	if s.ended {
 		return
 	}
-	if s.w != nil {
+	if s.resp.w != nil {
 		switch {
-		case s.open:
+		case s.resp.open:
 			s.writeLocked(sse.Event{IsComment: true})
-		case s.liftOnly:
+		case s.resp.liftOnly:
 			s.liftLocked()
 		default:
 			s.openLocked()
 		}
 	}
-	s.liftOnly = false
+	s.resp.liftOnly = false
 	if s.h.cfg.keepAlive > 0 && s.accept.sse {
-		s.timer.Reset(s.h.cfg.keepAlive)
+		s.clock.timer.Reset(s.h.cfg.keepAlive)
 	} else {
-		s.timer = nil // done: a response attached later arms its own
+		s.clock.timer = nil // done: a response attached later arms its own
 	}
 }
 
@@ -168,11 +200,11 @@ func (s *stream) send(msg *jsonrpc.Message) error {
 		}
 		return nil
 	}
-	if s.w != nil && !s.open {
+	if s.resp.w != nil && !s.resp.open {
 		s.openForLocked(true, http.StatusOK)
 	}
 	later := msg.IsNotification() && s.deferrable()
-	s.writeEventLocked(sse.Event{ID: s.nextIDLocked(data), HasID: s.resumable(), Name: s.eventName, Data: data}, later)
+	s.writeEventLocked(sse.Event{ID: s.nextIDLocked(data), HasID: s.resumable(), Name: s.role.eventName, Data: data}, later)
 	return nil
 }
 
@@ -188,13 +220,13 @@ func (s *stream) sendRawAfter(data []byte, before func()) {
 	if before != nil {
 		before()
 	}
-	if s.ended || s.w == nil {
+	if s.ended || s.resp.w == nil {
 		return
 	}
-	if !s.open {
+	if !s.resp.open {
 		s.openForLocked(true, http.StatusOK)
 	}
-	s.writeLocked(sse.Event{Name: s.eventName, Data: data})
+	s.writeLocked(sse.Event{Name: s.role.eventName, Data: data})
 }
 
 // finish writes the response and ends the stream: as an SSE event if the
@@ -210,21 +242,21 @@ func (s *stream) finish(resp *jsonrpc.Message) {
 		return
 	}
 	s.endLocked()
-	if s.w == nil {
+	if s.resp.w == nil {
 		// Nobody is attached: keep it for a resuming client.
 		s.nextIDLocked(data)
 		return
 	}
-	if s.open || (!s.accept.json && s.accept.sse) {
-		if !s.open {
+	if s.resp.open || (!s.accept.json && s.accept.sse) {
+		if !s.resp.open {
 			// A client that takes only SSE gets the error's status on it.
-			s.openForLocked(true, s.status(resp.Error))
+			s.openForLocked(true, s.role.status(resp.Error))
 		}
-		s.writeLocked(sse.Event{ID: s.nextIDLocked(data), HasID: s.resumable(), Name: s.eventName, Data: data})
+		s.writeLocked(sse.Event{ID: s.nextIDLocked(data), HasID: s.resumable(), Name: s.role.eventName, Data: data})
 		s.detachParkedLocked()
 		return
 	}
-	s.writeJSONLocked(s.status(resp.Error), data)
+	s.writeJSONLocked(s.role.status(resp.Error), data)
 }
 
 // finishJSON ends the stream with body, a JSON answer (a batch's array).
@@ -235,7 +267,7 @@ func (s *stream) finishJSON(body []byte) {
 		return
 	}
 	s.endLocked()
-	if s.w != nil && !s.open {
+	if s.resp.w != nil && !s.resp.open {
 		s.writeJSONLocked(http.StatusOK, body)
 	}
 }
@@ -252,17 +284,17 @@ func (s *stream) finishJSON(body []byte) {
 // resuming the stream (on another instance, with a shared EventStore), so
 // that the client knows to send the request again.
 func (s *stream) cut() {
-	if s.h.closing.Load() && s.reqID.IsValid() && !s.standalone {
-		s.finish(jsonrpc.NewError(s.reqID, errServerShutdown))
+	if s.h.closing.Load() && s.role.reqID.IsValid() && !s.role.standalone {
+		s.finish(jsonrpc.NewError(s.role.reqID, errServerShutdown))
 		return
 	}
 	s.mu.Lock()
-	if s.w != nil && !s.open && !s.ended && !s.standalone {
+	if s.resp.w != nil && !s.resp.open && !s.ended && !s.role.standalone {
 		if s.accept.sse {
-			s.priming = false // nothing follows to resume
+			s.events.priming = false // nothing follows to resume
 			s.openLocked()
 		} else {
-			s.writeJSONLocked(http.StatusOK, errorBody(s.reqID, errRequestCancelled))
+			s.writeJSONLocked(http.StatusOK, errorBody(s.role.reqID, errRequestCancelled))
 		}
 	}
 	s.endLocked()
@@ -276,8 +308,8 @@ func (s *stream) endLocked() {
 	}
 	s.releaseLocked()
 	s.ended = true
-	if s.timer != nil {
-		s.timer.Stop()
+	if s.clock.timer != nil {
+		s.clock.timer.Stop()
 	}
 	if s.doneC == nil {
 		s.doneC = closedC

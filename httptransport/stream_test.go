@@ -14,7 +14,7 @@ import (
 func TestFinishedStreamLetsGo(t *testing.T) {
 	h := New(newTestEngine(), nil)
 	for _, open := range []bool{false, true} {
-		st := h.newStream(httptest.NewRecorder(), acceptance{sse: true}, false)
+		st := h.newStream(httptest.NewRecorder(), acceptance{sse: true}, streamRole{})
 		st.startTimer(nil)
 		if open {
 			st.mu.Lock()
@@ -22,7 +22,7 @@ func TestFinishedStreamLetsGo(t *testing.T) {
 			st.mu.Unlock()
 		}
 		st.finish(jsonrpc.NewResponse(jsonrpc.Int64ID(1), []byte(`{}`)))
-		if st.timer.Stop() {
+		if st.clock.timer.Stop() {
 			t.Errorf("stream open before its answer %v: keep-alive timer still armed after the answer", open)
 		}
 	}
@@ -38,7 +38,7 @@ func TestCallOnEndedSessionStoresNothing(t *testing.T) {
 	ls := h.newLiveSession(&Session{ID: "S", Version: Version20251125}, "", "", nil)
 	ls.end(context.Background(), true) // the DELETE, between lookup and the call
 	r := httptest.NewRequest("POST", "/mcp", nil)
-	st := h.newStream(httptest.NewRecorder(), acceptance{sse: true}, false)
+	st := h.newStream(httptest.NewRecorder(), acceptance{sse: true}, streamRole{})
 	if done := h.startCall(&exchange{r: r, ls: ls, version: Version20251125}, &jsonrpc.Message{ID: jsonrpc.Int64ID(1), Method: "tools/list"}, st); done != nil {
 		<-done
 	}

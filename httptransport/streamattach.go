@@ -1,6 +1,7 @@
 package httptransport
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"time"
@@ -11,7 +12,7 @@ import (
 // detachParkedLocked releases a parked connection once its stream has
 // ended: no handler is waiting to detach it.
 func (s *stream) detachParkedLocked() {
-	if _, ok := s.w.(*parkedWriter); ok {
+	if _, ok := s.resp.w.(*parkedWriter); ok {
 		s.detachLocked()
 	}
 }
@@ -26,7 +27,7 @@ func (s *stream) detach() {
 // detachIf releases the response if it is still w.
 func (s *stream) detachIf(w http.ResponseWriter) {
 	s.mu.Lock()
-	if s.w == w {
+	if s.resp.w == w {
 		s.detachLocked()
 	}
 	s.mu.Unlock()
@@ -41,11 +42,11 @@ func (s *stream) detachIf(w http.ResponseWriter) {
 func (s *stream) detachAttached(c <-chan struct{}) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.attachC == nil || (<-chan struct{})(s.attachC) != c {
+	if s.resp.attachC == nil || (<-chan struct{})(s.resp.attachC) != c {
 		return
 	}
 	s.releaseLocked()
-	if s.open && !s.ended && s.resumable() && s.sess.sess.Version >= Version20251125 {
+	if s.resp.open && !s.ended && s.resumable() && s.events.sess.sess.Version >= Version20251125 {
 		s.writeLocked(sse.Event{ID: s.nextIDLocked(nil), HasID: true, Retry: s.reconnectAfter()})
 	}
 	s.detachLocked()
@@ -60,12 +61,28 @@ func (s *stream) reconnectAfter() time.Duration {
 	return time.Second
 }
 
+// parkOnLocked has the stream write to pw, the connection it was taken
+// over on, instead of net/http's response (park.go).
+func (s *stream) parkOnLocked(pw *parkedWriter) {
+	s.resp.w, s.resp.sw = pw, sse.NewWriter(pw)
+}
+
+// holdPlace has the attached response hold a place in a principal's quota,
+// which release gives back when the client can first see the stream end
+// (a listen's, limits.go); mayPark says it may be taken over from net/http
+// (park.go), so its headers say Connection: close.
+func (s *stream) holdPlace(release func(), mayPark bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.resp.release, s.resp.closeConn = release, mayPark
+}
+
 // releaseLocked gives back the place in its principal's quota that the
 // attached response holds, before anything tells the client that the
 // response or the stream ended: a client may come back at once.
 func (s *stream) releaseLocked() {
-	if r := s.release; r != nil {
-		s.release = nil
+	if r := s.resp.release; r != nil {
+		s.resp.release = nil
 		r()
 	}
 }
@@ -73,19 +90,19 @@ func (s *stream) releaseLocked() {
 func (s *stream) detachLocked() {
 	s.releaseLocked()
 	s.flushPendingLocked()
-	if s.flushT != nil {
-		s.flushT.Stop()
+	if s.clock.flushT != nil {
+		s.clock.flushT.Stop()
 	}
-	if s.w == nil {
+	if s.resp.w == nil {
 		return
 	}
-	if pw, ok := s.w.(*parkedWriter); ok {
+	if pw, ok := s.resp.w.(*parkedWriter); ok {
 		pw.close() // park.go: the watcher sees it and cleans up
 	}
-	s.w, s.sw, s.open = nil, nil, false
-	if s.attachC != nil {
-		close(s.attachC)
-		s.attachC = nil
+	s.resp.w, s.resp.sw, s.resp.open = nil, nil, false
+	if s.resp.attachC != nil {
+		close(s.resp.attachC)
+		s.resp.attachC = nil
 	}
 }
 
@@ -97,35 +114,35 @@ func (s *stream) detachLocked() {
 func (s *stream) attach(w http.ResponseWriter, after int, replay, closeConn bool, release func(), first ...sse.Event) (detached <-chan struct{}, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.w != nil {
+	if s.resp.w != nil {
 		return nil, errStreamConflict
 	}
-	s.closeConn = closeConn
+	s.resp.closeConn = closeConn
 	// A standalone stream opened afresh (no Last-Event-ID) first gets what
 	// the session sent while no GET was there to take it, if the store
 	// still has it (a request from an initialized handler, say).
-	undelivered := !replay && s.standalone && s.sent < s.seq
+	undelivered := !replay && s.role.standalone && s.events.sent < s.events.seq
 	if undelivered {
-		replay, after = true, s.sent
+		replay, after = true, s.events.sent
 	}
 	var events [][]byte
 	// A client that has the stream's last event misses nothing: no need
 	// to ask the store, which may have let the stream's events go.
-	if replay && after != s.seq && s.h.cfg.events != nil && s.sess != nil {
+	if replay && after != s.events.seq && s.h.cfg.events != nil && s.events.sess != nil {
 		ctx, cancel := s.storeCtx()
-		events, err = s.h.cfg.events.After(ctx, s.sess.id, s.id, after)
+		events, err = s.h.cfg.events.After(ctx, s.events.sess.id, s.events.id, after)
 		cancel()
 		if err != nil && !undelivered {
 			return nil, errUnknownEventID
 		}
 		err = nil
 	}
-	s.w, s.sw = w, sse.NewWriter(w)
-	s.release = release
+	s.resp.w, s.resp.sw = w, sse.NewWriter(w)
+	s.resp.release = release
 	s.accept.sse = true
-	s.open, s.lifted, s.liftOnly = false, false, false
+	s.resp.open, s.resp.lifted, s.resp.liftOnly = false, false, false
 	// Open without a priming event: the client already has an id.
-	s.priming = false
+	s.events.priming = false
 	s.openLocked()
 	for _, e := range first {
 		s.writeLocked(e)
@@ -134,8 +151,39 @@ func (s *stream) attach(w http.ResponseWriter, after int, replay, closeConn bool
 		if len(data) == 0 {
 			continue // a priming event
 		}
-		s.writeLocked(sse.Event{ID: s.id + "_" + strconv.Itoa(after+1+i), HasID: true, Data: data})
+		s.writeLocked(sse.Event{ID: s.events.id + "_" + strconv.Itoa(after+1+i), HasID: true, Data: data})
 	}
-	s.attachC = make(chan struct{})
-	return s.attachC, nil
+	s.resp.attachC = make(chan struct{})
+	return s.resp.attachC, nil
+}
+
+// attached reports whether a response is attached to the stream.
+func (s *stream) attached() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.resp.w != nil
+}
+
+// takeUndelivered returns the events of a standalone stream written while
+// no response was attached, which the next GET here would have replayed,
+// and counts them delivered: they are forwarded to a GET elsewhere. It
+// needs the EventStore, where they wait; without one they were not kept.
+func (s *stream) takeUndelivered(ctx context.Context) [][]byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.resp.w != nil || s.events.sent >= s.events.seq || s.h.cfg.events == nil || s.events.sess == nil {
+		return nil
+	}
+	events, err := s.h.cfg.events.After(ctx, s.events.sess.id, s.events.id, s.events.sent)
+	if err != nil {
+		return nil
+	}
+	s.events.sent = s.events.seq
+	out := events[:0]
+	for _, data := range events {
+		if len(data) > 0 { // not a priming event
+			out = append(out, data)
+		}
+	}
+	return out
 }

@@ -16,11 +16,11 @@ import (
 // server's timeout is short is lifted before it opens, see startTimer).
 // Its answer gets the per-write deadline.
 func (s *stream) liftLocked() {
-	if s.sw == nil {
-		s.sw = sse.NewWriter(s.w)
+	if s.resp.sw == nil {
+		s.resp.sw = sse.NewWriter(s.resp.w)
 	}
-	_ = s.sw.SetWriteDeadline(time.Time{})
-	s.lifted = true
+	_ = s.resp.sw.SetWriteDeadline(time.Time{})
+	s.resp.lifted = true
 }
 
 // openLocked writes the SSE status and headers, lifts the server's write
@@ -35,27 +35,27 @@ func (s *stream) openLocked() {
 // right after (event set), the headers go out with it and no comment
 // precedes it.
 func (s *stream) openForLocked(event bool, status int) {
-	if s.sw == nil {
-		s.sw = sse.NewWriter(s.w)
+	if s.resp.sw == nil {
+		s.resp.sw = sse.NewWriter(s.resp.w)
 	}
-	h := s.w.Header()
+	h := s.resp.w.Header()
 	sse.SetHeaders(h)
-	if s.closeConn {
+	if s.resp.closeConn {
 		h.Set("Connection", "close")
 	}
-	if s.header != nil {
-		s.header(h)
+	if s.role.header != nil {
+		s.role.header(h)
 	}
-	s.w.WriteHeader(status)
-	s.open = true
-	if s.timer != nil && s.h.cfg.keepAlive > 0 && !s.ended {
+	s.resp.w.WriteHeader(status)
+	s.resp.open = true
+	if s.clock.timer != nil && s.h.cfg.keepAlive > 0 && !s.ended {
 		// Armed for the header flush: from now on it keeps the stream alive
 		// (not when the stream opens with its final event).
-		s.timer.Reset(s.h.cfg.keepAlive)
+		s.clock.timer.Reset(s.h.cfg.keepAlive)
 	}
-	_ = s.sw.SetWriteDeadline(time.Time{})
-	if s.priming {
-		s.priming = false
+	_ = s.resp.sw.SetWriteDeadline(time.Time{})
+	if s.events.priming {
+		s.events.priming = false
 		s.writeLocked(sse.Event{ID: s.nextIDLocked(nil), HasID: true, Retry: s.h.cfg.retry})
 		return
 	}
@@ -70,13 +70,13 @@ func (s *stream) nextIDLocked(data []byte) string {
 	if !s.resumable() {
 		return ""
 	}
-	s.seq++
+	s.events.seq++
 	ctx, cancel := s.storeCtx()
 	defer cancel()
-	if err := s.h.cfg.events.Append(ctx, s.sess.id, s.id, s.seq, data); err != nil {
-		s.h.warn("mcp: event store append failed", "session", logval.String(s.sess.id), "error", logval.Err(err))
+	if err := s.h.cfg.events.Append(ctx, s.events.sess.id, s.events.id, s.events.seq, data); err != nil {
+		s.h.warn("mcp: event store append failed", "session", logval.String(s.events.sess.id), "error", logval.Err(err))
 	}
-	return s.id + "_" + strconv.Itoa(s.seq)
+	return s.events.id + "_" + strconv.Itoa(s.events.seq)
 }
 
 // storeCtx is the context of the EventStore calls made under the stream's
@@ -84,12 +84,12 @@ func (s *stream) nextIDLocked(data []byte) string {
 // (eventsCtx), so that one that stops answering holds the stream, and
 // whoever sends on it, for so long at most.
 func (s *stream) storeCtx() (context.Context, context.CancelFunc) {
-	return s.h.eventsCtx(s.sess.ctx)
+	return s.h.eventsCtx(s.events.sess.ctx)
 }
 
 // resumable reports whether the stream's events carry ids and are stored.
 func (s *stream) resumable() bool {
-	return s.sess != nil && s.h.cfg.events != nil && !s.sess.sess.Legacy
+	return s.events.sess != nil && s.h.cfg.events != nil && !s.events.sess.sess.Legacy
 }
 
 // writeLocked writes one event to the attached response, if any, and
@@ -100,21 +100,21 @@ func (s *stream) writeLocked(e sse.Event) { s.writeEventLocked(e, false) }
 // writeEventLocked is writeLocked; with later set, the event is written
 // unflushed (pending) and a flush is due within NotificationFlushDelay.
 func (s *stream) writeEventLocked(e sse.Event, later bool) {
-	if s.w == nil || !s.open {
+	if s.resp.w == nil || !s.resp.open {
 		return
 	}
 	if d := s.h.cfg.writeTimeout; d > 0 {
-		_ = s.sw.SetWriteDeadline(time.Now().Add(d))
+		_ = s.resp.sw.SetWriteDeadline(time.Now().Add(d))
 	}
 	var err error
-	s.guard.begin(s.sw)
+	s.guard.begin(s.resp.sw)
 	switch {
 	case later:
-		err = s.sw.Buffer(e)
+		err = s.resp.sw.Buffer(e)
 	case e.IsComment:
-		err = s.sw.WriteComment("")
+		err = s.resp.sw.WriteComment("")
 	default:
-		err = s.sw.WriteEvent(e)
+		err = s.resp.sw.WriteEvent(e)
 	}
 	s.guard.end()
 	if err == nil {
@@ -127,7 +127,7 @@ func (s *stream) writeEventLocked(e sse.Event, later bool) {
 	if s.h.cfg.writeTimeout > 0 && err == nil {
 		// The deadline bounds this write only: on HTTP/2 a pending one
 		// is a timer that resets the stream, however quiet it is.
-		_ = s.sw.SetWriteDeadline(time.Time{})
+		_ = s.resp.sw.SetWriteDeadline(time.Time{})
 	}
 	if err != nil && !errors.Is(err, http.ErrNotSupported) {
 		s.detachLocked()
@@ -137,10 +137,10 @@ func (s *stream) writeEventLocked(e sse.Event, later bool) {
 	// took the event all the same: it reaches the client when the
 	// response ends, so the stream goes on (said once in the log).
 	if err != nil {
-		s.h.warnNoFlush(s.w)
+		s.h.warnNoFlush(s.resp.w)
 	}
 	if e.HasID {
-		s.sent = s.seq
+		s.events.sent = s.events.seq
 	}
 }
 
@@ -150,31 +150,31 @@ func (s *stream) writeEventLocked(e sse.Event, later bool) {
 // a broadcast reaches by the thousand, nor on a parked one, which has no
 // buffer to wait in.
 func (s *stream) deferrable() bool {
-	if s.h.cfg.notifyDelay <= 0 || s.standalone || s.held {
+	if s.h.cfg.notifyDelay <= 0 || s.role.standalone || s.role.held {
 		return false
 	}
-	_, parked := s.w.(*parkedWriter)
+	_, parked := s.resp.w.(*parkedWriter)
 	return !parked
 }
 
 // deferFlushLocked notes events written but not flushed, arming their flush.
 func (s *stream) deferFlushLocked() {
-	if s.pending {
+	if s.clock.pending {
 		return
 	}
-	s.pending = true
-	if s.flushT == nil {
-		s.flushT = time.AfterFunc(s.h.cfg.notifyDelay, s.flushPending)
+	s.clock.pending = true
+	if s.clock.flushT == nil {
+		s.clock.flushT = time.AfterFunc(s.h.cfg.notifyDelay, s.flushPending)
 	} else {
-		s.flushT.Reset(s.h.cfg.notifyDelay)
+		s.clock.flushT.Reset(s.h.cfg.notifyDelay)
 	}
 }
 
 // flushedLocked notes that nothing written waits for a flush any more.
 func (s *stream) flushedLocked() {
-	if s.pending {
-		s.pending = false
-		s.flushT.Stop()
+	if s.clock.pending {
+		s.clock.pending = false
+		s.clock.flushT.Stop()
 	}
 }
 
@@ -190,21 +190,21 @@ func (s *stream) flushPending() {
 // returns, when no deadline is in force. A failed flush detaches the
 // response.
 func (s *stream) flushPendingLocked() {
-	if !s.pending {
+	if !s.clock.pending {
 		return
 	}
-	s.pending = false
-	if s.w == nil || s.sw == nil {
+	s.clock.pending = false
+	if s.resp.w == nil || s.resp.sw == nil {
 		return
 	}
 	if d := s.h.cfg.writeTimeout; d > 0 {
-		_ = s.sw.SetWriteDeadline(time.Now().Add(d))
+		_ = s.resp.sw.SetWriteDeadline(time.Now().Add(d))
 	}
-	s.guard.begin(s.sw)
-	err := s.sw.Flush()
+	s.guard.begin(s.resp.sw)
+	err := s.resp.sw.Flush()
 	s.guard.end()
 	if s.h.cfg.writeTimeout > 0 && err == nil {
-		_ = s.sw.SetWriteDeadline(time.Time{})
+		_ = s.resp.sw.SetWriteDeadline(time.Time{})
 	}
 	if err != nil && !errors.Is(err, http.ErrNotSupported) {
 		s.detachLocked()
@@ -218,16 +218,16 @@ func (s *stream) flushPendingLocked() {
 // returns, when neither deadline would be in force (a client that stopped
 // reading would hold the connection's goroutine for good).
 func (s *stream) writeJSONLocked(status int, body []byte) {
-	if s.header != nil {
-		s.header(s.w.Header())
+	if s.role.header != nil {
+		s.role.header(s.resp.w.Header())
 	}
-	if !s.lifted || s.h.cfg.writeTimeout <= 0 {
-		writeJSON(s.w, status, body)
+	if !s.resp.lifted || s.h.cfg.writeTimeout <= 0 {
+		writeJSON(s.resp.w, status, body)
 		return
 	}
-	s.w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	_ = s.sw.SetWriteDeadline(time.Now().Add(s.h.cfg.writeTimeout))
-	writeJSON(s.w, status, body)
-	_ = s.sw.Flush()
-	_ = s.sw.SetWriteDeadline(time.Time{})
+	s.resp.w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	_ = s.resp.sw.SetWriteDeadline(time.Now().Add(s.h.cfg.writeTimeout))
+	writeJSON(s.resp.w, status, body)
+	_ = s.resp.sw.Flush()
+	_ = s.resp.sw.SetWriteDeadline(time.Time{})
 }
