@@ -118,8 +118,10 @@ func (h *Handler) startCall(x *exchange, m *jsonrpc.Message, out output) <-chan 
 	// Without a session (Options.Stateless) neither is possible: the call
 	// ends with its POST, as a 2026-07-28 call does.
 	ctx, cancel := context.WithCancel(base)
-	stop := context.AfterFunc(parent, cancel)
-	context.AfterFunc(ctx, out.abortWrite) // a write blocked on the client ends with the call
+	// A write blocked on a client that stopped reading ends with the call
+	// (writeGuard): here when the session or the handler ends, in
+	// cancelCall on notifications/cancelled.
+	stop := context.AfterFunc(parent, func() { cancel(); out.abortWrite() })
 	owner := h.calls.owner(r.Context())
 	call := &Call{Request: m, Version: version, Header: r.Header.Clone(), out: out, ctx: ctx, cancel: cancel}
 	if ls != nil {

@@ -56,9 +56,10 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *reque
 	}
 	release := q.place(owner)
 	ctx, cancel, unwatch := callContext(r, listen)
-	stop := context.AfterFunc(h.ctx, cancel)
 	st := h.newStream(w, accept, streamRole{modern: true, reqID: m.ID, held: listen})
-	context.AfterFunc(ctx, st.abortWrite) // a write blocked on the client ends with the call
+	// Shutdown ends a write blocked on a client that stopped reading
+	// (writeGuard); a client that drops the request closes it anyway.
+	stop := context.AfterFunc(h.ctx, func() { cancel(); st.abortWrite() })
 	if listen {
 		// A listen's place is its stream: given back as the client sees
 		// it end. A call's is given back when the engine is done with it.
