@@ -68,11 +68,13 @@ type Options struct {
 	// a touch or save for a session served here is logged and the request
 	// answered; an initialize gets 503 and no Mcp-Session-Id, a 2024-11-05
 	// GET 500.
-	// A store passed here that also implements SessionRelay carries what
-	// a client POSTs about a call running on another instance (its answer
-	// to a server-to-client request, notifications/cancelled) to that
-	// instance; without it such messages reach the call only on the
-	// instance running it, so route them there (sticky sessions).
+	// A store passed here that also implements SessionRelay carries, to
+	// the instance concerned, what a client POSTs about a call running on
+	// another (its answer to a server-to-client request,
+	// notifications/cancelled), a session's own messages to its GET stream,
+	// and 2024-11-05 POSTs to their event stream; without it route by
+	// session (sticky sessions). One that also implements SessionRefresher
+	// reads a session's record in one round trip at each request.
 	Sessions SessionStore
 
 	// SessionIdleTimeout ends a session that has had no request and no
