@@ -133,14 +133,14 @@ func (h *Handler) startCall(x *exchange, m *jsonrpc.Message, out output) <-chan 
 		if own {
 			ls.newCallStream(st)
 		}
-		if !ls.addCall(call) {
+		if rerr := ls.addCall(call); rerr != nil {
 			if own {
 				ls.dropStream(st)
 			}
 			h.calls.give(owner, 1)
 			stop()
 			cancel()
-			out.finish(jsonrpc.NewError(m.ID, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "request id already in flight in this session")))
+			out.finish(jsonrpc.NewError(m.ID, rerr))
 			return nil
 		}
 	}

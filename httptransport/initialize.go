@@ -31,7 +31,9 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 		return
 	}
 	sess := &Session{ID: h.mintSessionID(), Version: requestedVersion(m)}
-	rec := &SessionRecord{ID: sess.ID, Owner: owner, Version: sess.Version}
+	// Pending until the engine has accepted the handshake: a request naming
+	// the id before that (its headers may go out first) finds no session.
+	rec := &SessionRecord{ID: sess.ID, Owner: owner, Version: sess.Version, Pending: true}
 	var err error
 	h.withStore(r.Context(), func(ctx context.Context) { err = h.sessions.Put(ctx, rec, h.cfg.idleTimeout) })
 	if err != nil {
@@ -51,7 +53,7 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 	if resp.Error == nil {
 		sess.Version = negotiatedVersion(resp, sess.Version)
 		sess.takeDirty()
-		rec.Version, rec.State = sess.Version, sess.State()
+		rec.Version, rec.State, rec.Pending = sess.Version, sess.State(), false
 		ls.touched = time.Now() // not yet visible to other goroutines
 		h.withStore(r.Context(), func(ctx context.Context) { err = h.sessions.Put(ctx, rec, h.cfg.idleTimeout) })
 		if err != nil {

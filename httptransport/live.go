@@ -53,6 +53,7 @@ type liveSession struct {
 	touched    time.Time // when the record was last touched in a shared store
 	ended      bool
 	evicting   bool // claimed to make room for a new session (sessionbound.go)
+	users      int  // requests being served that found the session (pin)
 	// unsubscribe ends the session's SessionRelay subscription here
 	// (sessionrelay.go); nil when it has none.
 	unsubscribe func()
@@ -147,16 +148,34 @@ func (ls *liveSession) dropStream(st *stream) {
 
 // addCall records a call in flight; a request id already in flight is
 // refused (ids must not be reused within a session).
-func (ls *liveSession) addCall(c *Call) bool {
+func (ls *liveSession) addCall(c *Call) *jsonrpc.Error {
 	key := c.Request.ID.Key()
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
-	if _, dup := ls.calls[key]; dup || ls.ended {
-		return false
+	switch _, dup := ls.calls[key]; {
+	case ls.ended:
+		return errSessionNotFound.rpc // deleted or expired meanwhile
+	case dup:
+		return jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "request id already in flight in this session")
 	}
 	ls.calls[key] = c
 	ls.active++
-	return true
+	return nil
+}
+
+// pin keeps the session from being ended to make room for another
+// (sessionbound.go) while a request that found it is being served, until
+// unpin: between its lookup and its call or stream, it is not idle.
+func (ls *liveSession) pin() {
+	ls.mu.Lock()
+	ls.users++
+	ls.mu.Unlock()
+}
+
+func (ls *liveSession) unpin() {
+	ls.mu.Lock()
+	ls.users--
+	ls.mu.Unlock()
 }
 
 // releaseID frees a call's request id before its answer goes out: a client

@@ -24,7 +24,10 @@ func sessionIDHeader(r *http.Request) (string, *httpError) {
 
 // lookup finds a session this instance serves, or loads it from the store
 // and starts serving it here. A session owned by another principal is
-// reported as not found (spec 2025-11-25 basic/transports#session-management, "Session Hijacking").
+// reported as not found (spec 2025-11-25
+// basic/transports#session-management, "Session Hijacking"). The session
+// returned is pinned (liveSession.pin): the caller unpins it when it is
+// done with the request.
 func (h *Handler) lookup(r *http.Request, sid string) (*liveSession, *httpError) {
 	owner := identity.FromContext(r.Context()).Owner()
 	h.mu.Lock()
@@ -35,10 +38,12 @@ func (h *Handler) lookup(r *http.Request, sid string) (*liveSession, *httpError)
 		if ls.owner != owner || ls.sess.Legacy {
 			return nil, errSessionNotFound
 		}
+		ls.pin()
 		var err error
 		h.withStore(r.Context(), func(ctx context.Context) { err = ls.refresh(ctx) })
 		if errors.Is(err, ErrNoSession) {
 			// Deleted or expired on another instance sharing the store.
+			ls.unpin()
 			h.withStore(context.WithoutCancel(r.Context()), ls.gone)
 			return nil, errSessionNotFound
 		} else if err != nil {
@@ -60,7 +65,7 @@ func (h *Handler) lookup(r *http.Request, sid string) (*liveSession, *httpError)
 		// drop a session that may well be there.
 		h.warn("mcp: reading the session from the store failed", "session", logval.String(sid), "error", logval.Err(err))
 		return nil, errSessionUnavailable
-	case rec.Owner != owner || rec.Legacy:
+	case rec.Owner != owner || rec.Legacy || rec.Pending:
 		return nil, errSessionNotFound
 	}
 	release := h.admitSession(r.Context(), "")
@@ -68,7 +73,9 @@ func (h *Handler) lookup(r *http.Request, sid string) (*liveSession, *httpError)
 		return nil, errInstanceSessions
 	}
 	sess := &Session{ID: rec.ID, Version: rec.Version, Legacy: rec.Legacy, state: rec.State}
-	ls, err = h.adopt(h.newLiveSession(sess, owner, "", release))
+	fresh := h.newLiveSession(sess, owner, "", release)
+	fresh.pin() // before anyone else can see it
+	ls, err = h.adopt(fresh)
 	if errors.Is(err, errClosing) {
 		return nil, errShuttingDown
 	}
@@ -91,6 +98,9 @@ var errClosing = errors.New("httptransport: shutting down")
 func (h *Handler) adopt(ls *liveSession) (*liveSession, error) {
 	h.mu.Lock()
 	if cur := h.live[ls.id]; cur != nil {
+		if ls.users > 0 { // a pinned copy (lookup's), not yet seen by others
+			cur.pin() // under h.mu, before it can be ended to make room
+		}
 		h.mu.Unlock()
 		ls.stop()
 		if ls.release != nil {

@@ -95,6 +95,12 @@ type SessionRecord struct {
 	// State is the engine's state of the session (Session.State), JSON
 	// that the store keeps as it is.
 	State json.RawMessage `json:"state,omitempty"`
+	// Pending marks a session whose initialize the engine has not
+	// accepted yet: requests naming it are answered as if it did not
+	// exist. The record is stored before the engine runs, so that the
+	// Mcp-Session-Id on a response whose headers go out early names a
+	// stored session.
+	Pending bool `json:"pending,omitempty"`
 }
 
 // SessionStore keeps session records. Implementations must be safe for

@@ -127,7 +127,7 @@ func (h *Handler) longestIdle(byAddr bool, addr string) *liveSession {
 			continue
 		}
 		ls.mu.Lock()
-		idle, used := ls.active == 0 && !ls.ended && !ls.evicting, ls.lastUsed
+		idle, used := ls.active == 0 && ls.users == 0 && !ls.ended && !ls.evicting, ls.lastUsed
 		ls.mu.Unlock()
 		if idle && (oldest == nil || used.Before(since)) {
 			oldest, since = ls, used
@@ -148,7 +148,7 @@ func (h *Handler) longestIdle(byAddr bool, addr string) *liveSession {
 func (h *Handler) evict(ctx context.Context, ls *liveSession) {
 	forget := !h.cfg.sharedSessions || ls.sess.Legacy
 	stillIdle := func() bool {
-		ls.evicting = ls.active == 0
+		ls.evicting = ls.active == 0 && ls.users == 0
 		return ls.evicting
 	}
 	h.withStore(context.WithoutCancel(ctx), func(ctx context.Context) {

@@ -26,6 +26,9 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request, sid string) {
 		return
 	}
 	ls, herr := h.lookup(r, sid)
+	if ls != nil {
+		defer ls.unpin()
+	}
 	if herr != nil {
 		writeRefusal(w, noID, herr)
 		return

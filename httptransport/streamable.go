@@ -49,6 +49,9 @@ func (h *Handler) serveStreamablePost(w http.ResponseWriter, r *http.Request, re
 		return
 	}
 	ls, herr := h.lookup(r, sid) // records the activity
+	if ls != nil {
+		defer ls.unpin()
+	}
 	if herr != nil {
 		writeRefusal(w, first.ID, herr)
 		return
