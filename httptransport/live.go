@@ -60,7 +60,9 @@ type liveSession struct {
 	// streamAt is the tag of the copy of the session, on another instance,
 	// that holds its GET stream, as last heard (sessionfollow.go); "" when
 	// none is known to.
-	streamAt string
+	streamAt    string
+	streamAtGen uint64 // the Gen of the notice that named streamAt
+	streamGen   uint64 // this copy's attachments of the stream (streamNotice.Gen)
 
 	// What the relay delivered for the session, run in order off its
 	// goroutine (liveSession.later).

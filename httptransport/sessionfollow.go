@@ -45,6 +45,10 @@ type streamNotice struct {
 	Tag  string `json:"tag"`
 	Held bool   `json:"held"`
 	Ask  bool   `json:"ask,omitempty"`
+	// Gen counts the copy's attachments of the stream: a notice that it let
+	// go of an older one, arriving after it attached a newer one (the relay
+	// may deliver out of order), changes nothing.
+	Gen uint64 `json:"gen,omitempty"`
 }
 
 // forwarded is a session message for the copy with tag To.
@@ -56,7 +60,21 @@ type forwarded struct {
 // announceStream tells the session's other instances that this one now
 // holds its GET stream (held) or no longer does.
 func (ls *liveSession) announceStream(ctx context.Context, held bool) {
-	ls.notice(ctx, streamNotice{Tag: ls.tag, Held: held})
+	ls.mu.Lock()
+	if held {
+		ls.streamGen++
+	}
+	gen := ls.streamGen
+	ls.mu.Unlock()
+	ls.notice(ctx, streamNotice{Tag: ls.tag, Held: held, Gen: gen})
+}
+
+// reannounce says again that this copy holds the stream (an Ask's answer).
+func (ls *liveSession) reannounce(ctx context.Context) {
+	ls.mu.Lock()
+	gen := ls.streamGen
+	ls.mu.Unlock()
+	ls.notice(ctx, streamNotice{Tag: ls.tag, Held: true, Gen: gen})
 }
 
 // askStream asks, as the session starts being served here, which instance
@@ -116,33 +134,58 @@ func (ls *liveSession) receivedStream(m *jsonrpc.Message) {
 	if json.Unmarshal(m.Params, &n) != nil || n.Tag == "" || n.Tag == ls.tag {
 		return
 	}
-	if n.Ask {
-		if ls.standalone.attached() {
-			ls.later(func() { ls.announceStream(ls.ctx, true) })
-		}
-		return
-	}
-	ls.mu.Lock()
-	switch {
-	case n.Held:
-		ls.streamAt = n.Tag
-	case ls.streamAt == n.Tag:
-		ls.streamAt = ""
-	}
-	ls.mu.Unlock()
-	if !n.Held {
-		return
-	}
-	// Off the relay's delivering goroutine, which must not wait on stores.
+	// Off the relay's delivering goroutine, which must not wait on stores
+	// or clients, and in order with the session's other deliveries.
 	ls.later(func() {
-		ctx, cancel := ls.h.eventsCtx(ls.ctx)
-		defer cancel()
-		for _, data := range ls.standalone.takeUndelivered(ctx) {
-			if ls.publishForward(ctx, n.Tag, data) != nil {
-				return
+		switch {
+		case n.Ask:
+			if ls.standalone.attached() {
+				ls.reannounce(ls.ctx)
 			}
+		case n.Held:
+			ls.moveStream(n)
+		default:
+			ls.mu.Lock()
+			if ls.streamAt == n.Tag && n.Gen >= ls.streamAtGen {
+				ls.streamAt = ""
+			}
+			ls.mu.Unlock()
 		}
 	})
+}
+
+// moveStream takes the news that another copy holds the session's stream:
+// what waits here goes there first, then the session's messages do, so
+// that none overtakes an older one.
+func (ls *liveSession) moveStream(n streamNotice) {
+	ls.mu.Lock()
+	current := ls.streamAt == n.Tag && n.Gen < ls.streamAtGen
+	ls.mu.Unlock()
+	if current {
+		return // an older attachment's news
+	}
+	ctx, cancel := ls.h.eventsCtx(ls.ctx)
+	defer cancel()
+	if !ls.forwardKept(ctx, n.Tag) {
+		return // kept here until the next GET, here or elsewhere
+	}
+	ls.mu.Lock()
+	ls.streamAt, ls.streamAtGen = n.Tag, n.Gen
+	ls.mu.Unlock()
+	ls.forwardKept(ctx, n.Tag) // any kept while the first went
+}
+
+// forwardKept forwards the messages kept here for a GET to the copy tagged
+// to; on a failure it keeps the rest here, and reports false.
+func (ls *liveSession) forwardKept(ctx context.Context, to string) bool {
+	kept, first := ls.standalone.takeUndelivered(ctx)
+	for i, data := range kept {
+		if ls.publishForward(ctx, to, data.data) != nil {
+			ls.standalone.keepFrom(first, kept[i].index)
+			return false
+		}
+	}
+	return true
 }
 
 // receivedForward writes a message another instance forwarded to the
@@ -161,11 +204,21 @@ func (ls *liveSession) receivedForward(m *jsonrpc.Message) {
 	ls.later(func() { _ = ls.standalone.send(msg) })
 }
 
+// maxQueued bounds what waits in a session's queue of relayed deliveries
+// (later): a client flooding another instance with 2024-11-05 POSTs for
+// its session cannot grow it without end.
+const maxQueued = 1024
+
 // later runs f after the functions queued before it, on a goroutine that
 // runs while the session's queue has any: the relay's deliveries for the
 // session keep their order, and none waits on a client or a store.
 func (ls *liveSession) later(f func()) {
 	ls.queueMu.Lock()
+	if len(ls.queue) >= maxQueued {
+		ls.queueMu.Unlock()
+		ls.h.warn("mcp: dropping a message relayed for a session: its queue is full", "session", logval.String(ls.id))
+		return
+	}
 	ls.queue = append(ls.queue, f)
 	start := !ls.draining
 	ls.draining = true

@@ -168,22 +168,40 @@ func (s *stream) attached() bool {
 // no response was attached, which the next GET here would have replayed,
 // and counts them delivered: they are forwarded to a GET elsewhere. It
 // needs the EventStore, where they wait; without one they were not kept.
-func (s *stream) takeUndelivered(ctx context.Context) [][]byte {
+func (s *stream) takeUndelivered(ctx context.Context) (kept []keptEvent, first int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.resp.w != nil || s.events.sent >= s.events.seq || s.h.cfg.events == nil || s.events.sess == nil {
-		return nil
+		return nil, 0
 	}
 	events, err := s.h.cfg.events.After(ctx, s.events.sess.id, s.events.id, s.events.sent)
 	if err != nil {
-		return nil
+		return nil, 0
 	}
-	s.events.sent = s.events.seq
-	out := events[:0]
-	for _, data := range events {
+	first = s.events.sent
+	for i, data := range events {
 		if len(data) > 0 { // not a priming event
-			out = append(out, data)
+			kept = append(kept, keptEvent{index: first + 1 + i, data: data})
 		}
 	}
-	return out
+	s.events.sent = s.events.seq
+	return kept, first
+}
+
+// keptEvent is a message a standalone stream kept for the next GET, and
+// its index in the stream.
+type keptEvent struct {
+	index int
+	data  []byte
+}
+
+// keepFrom undoes takeUndelivered from index on (its forwarding failed):
+// those events wait for the next GET again, unless a response attached
+// meanwhile or the stream went on past them (taken up since).
+func (s *stream) keepFrom(taken, index int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.resp.w == nil && s.events.sent >= index-1 && s.events.sent > taken {
+		s.events.sent = index - 1
+	}
 }
