@@ -87,7 +87,13 @@ func New(engine Engine, opts *Options) *Handler {
 	} else {
 		h.sessions = NewMemorySessionStore()
 	}
-	h.ctx, h.cancel = context.WithCancel(context.Background())
+	base := context.Background()
+	if h.cfg.observer != nil {
+		// Sessions' contexts derive from it: an engine's ReportDropped
+		// with one reaches the Observer, as with a call's.
+		base = context.WithValue(base, observerKey{}, h.cfg.observer)
+	}
+	h.ctx, h.cancel = context.WithCancel(base)
 	if cfg.observer != nil {
 		h.ctx = context.WithValue(h.ctx, observerKey{}, cfg.observer) // for ReportDropped
 	}

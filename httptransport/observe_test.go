@@ -257,3 +257,23 @@ func TestEvictHook(t *testing.T) {
 }
 
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// dropOnOpen is an engine whose sessions report a dropped message as they
+// open, with the session's context, as an engine's queue outside any call
+// would (adapters/gosdk: a full outbox).
+type dropOnOpen struct{ *testEngine }
+
+func (e dropOnOpen) OpenSession(ctx context.Context, sess *Session, out Sender) error {
+	ReportDropped(ctx, "outbox_full")
+	return e.testEngine.OpenSession(ctx, sess, out)
+}
+
+// TestObserverSessionDrops: ReportDropped with a session's context, outside
+// any call, reaches the Observer too.
+func TestObserverSessionDrops(t *testing.T) {
+	rec := &recorder{}
+	s := startServer(t, newTestEngine(), &Options{Observer: rec}, nil, false)
+	s.h.engine = dropOnOpen{s.engine}
+	s.initialize(Version20251125)
+	rec.waitCount(t, Event{Kind: EventDropped, Reason: "outbox_full"}, 1)
+}

@@ -55,7 +55,7 @@ type controlConn struct {
 // out; onClose, if not nil, runs once when the connection closes.
 func newControlConn(ctx context.Context, id string, out httptransport.Sender, onClose func()) *controlConn {
 	return &controlConn{
-		ctx: ctx, id: id, out: newOutbox(out), onClose: onClose,
+		ctx: ctx, id: id, out: newOutbox(ctx, out), onClose: onClose,
 		inbox:   make(chan gojsonrpc.Message, 8),
 		closed:  make(chan struct{}),
 		pending: make(map[int64]chan *jsonrpc.Message),

@@ -27,6 +27,7 @@ var errOutboxFull = errors.New("gosdk: the client is not taking its messages")
 // transport's WriteTimeout, at every broadcast.
 type outbox struct {
 	out httptransport.Sender
+	ctx context.Context // the session's: drops reach the transport's Observer
 
 	mu      sync.Mutex
 	queue   []outMsg
@@ -41,8 +42,10 @@ type outMsg struct {
 	done chan error // for requests, whose sender waits for the outcome
 }
 
-func newOutbox(out httptransport.Sender) *outbox {
-	return &outbox{out: out}
+// newOutbox returns the outbox of out; ctx (the session's) carries what
+// reports a dropped message (httptransport.ReportDropped).
+func newOutbox(ctx context.Context, out httptransport.Sender) *outbox {
+	return &outbox{out: out, ctx: ctx}
 }
 
 // send queues msg. A notification is sent later and send returns at once
@@ -57,6 +60,7 @@ func (o *outbox) send(ctx context.Context, msg *jsonrpc.Message) error {
 	o.mu.Lock()
 	if o.bytes+m.size > outboxBytes {
 		o.mu.Unlock()
+		httptransport.ReportDropped(o.ctx, "outbox_full")
 		if m.done != nil {
 			return errOutboxFull
 		}
