@@ -124,3 +124,20 @@ func (h *Handler) adopt(ls *liveSession) (*liveSession, error) {
 	h.observeSession(ls, true)
 	return ls, nil
 }
+
+// sessionOf is lookup for a GET or DELETE: its MCP-Protocol-Version is
+// checked first (a refused DELETE leaves the session alone, and lookup
+// would start serving it here). It answers the request itself and returns
+// nil when the session is not to be had; the caller unpins the session.
+func (h *Handler) sessionOf(w http.ResponseWriter, r *http.Request, sid string) *liveSession {
+	if herr := h.checkVersionHeader(r); herr != nil {
+		writeRefusal(w, noID, herr)
+		return nil
+	}
+	ls, herr := h.lookup(r, sid)
+	if herr != nil {
+		writeRefusal(w, noID, herr)
+		return nil
+	}
+	return ls
+}

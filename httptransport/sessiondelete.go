@@ -13,18 +13,11 @@ import (
 // serveDelete ends the 2025-era session sid (spec 2025-11-25
 // basic/transports#session-management).
 func (h *Handler) serveDelete(w http.ResponseWriter, r *http.Request, sid string) {
-	if herr := h.checkVersionHeader(r); herr != nil { // before lookup, which would adopt the session here
-		writeRefusal(w, noID, herr)
+	ls := h.sessionOf(w, r, sid)
+	if ls == nil {
 		return
 	}
-	ls, herr := h.lookup(r, sid)
-	if ls != nil {
-		defer ls.unpin()
-	}
-	if herr != nil {
-		writeRefusal(w, noID, herr)
-		return
-	}
+	defer ls.unpin()
 	// The record goes first: if the store cannot delete it, the session
 	// lives on (any instance would serve it again), so the client hears
 	// that the DELETE failed, and the session here is left alone. The work

@@ -21,18 +21,11 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request, sid string) {
 		writeRefusal(w, noID, errSessionMissing)
 		return
 	}
-	if herr := h.checkVersionHeader(r); herr != nil {
-		writeRefusal(w, noID, herr)
+	ls := h.sessionOf(w, r, sid)
+	if ls == nil {
 		return
 	}
-	ls, herr := h.lookup(r, sid)
-	if ls != nil {
-		defer ls.unpin()
-	}
-	if herr != nil {
-		writeRefusal(w, noID, herr)
-		return
-	}
+	defer ls.unpin()
 	st, after, replay, carried, herr := h.streamFor(r, ls, lastID)
 	if herr != nil {
 		writeRefusal(w, noID, herr)

@@ -49,13 +49,11 @@ func (h *Handler) serveStreamablePost(w http.ResponseWriter, r *http.Request, re
 		return
 	}
 	ls, herr := h.lookup(r, sid) // records the activity
-	if ls != nil {
-		defer ls.unpin()
-	}
 	if herr != nil {
 		writeRefusal(w, first.ID, herr)
 		return
 	}
+	defer ls.unpin()
 	// A supported MCP-Protocol-Version that differs from the negotiated one
 	// is served under the session's version: spec 2025-11-25
 	// basic/transports#protocol-version-header does not say what a server
