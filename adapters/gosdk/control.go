@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strings"
 	"sync"
+	"sync/atomic"
 
 	gojsonrpc "github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -22,12 +24,12 @@ var errSessionClosed = errors.New("gosdk: session closed")
 // took, because it had closed: the call can run elsewhere.
 var errConnClosed = errors.New("gosdk: the session's SDK connection is closed")
 
-// controlConn is a 2025-era or 2024-11-05 session's long-lived SDK
-// connection: it holds resource subscriptions and the session's state
-// (initialize for 2024-11-05, the log level), runs the session's client
+// controlConn is a 2025-era or 2024-11-05 session's SDK connection outside
+// calls, connected while the session needs it (sessionLink): it holds
+// resource subscriptions and the log level, runs the session's client
 // notifications (the server's InitializedHandler among them), and carries
-// the SDK's session-level messages, requests included, to the session's
-// standalone stream.
+// the SDK's messages outside calls, requests included, to the session's
+// standalone stream. The engine's watcher (describe.go) is one too.
 type controlConn struct {
 	ctx         context.Context
 	id          string             // the session's
@@ -37,7 +39,8 @@ type controlConn struct {
 	closed      chan struct{} // closed when the SDK closes the connection
 	onClose     func()        // run once, when the connection closes; may be nil
 	once        sync.Once
-	answerPings bool // answer the SDK's pings here (the engine's own watcher has no client)
+	shutting    atomic.Bool // shut has begun: the close is ours
+	answerPings bool        // answer the SDK's pings here (the engine's own watcher has no client)
 	// sink, if set, takes the messages at once instead of out: the
 	// engine's watcher hands them to the hub, which does not block, and
 	// whose coalescing bounds what waits (a queue of its own would drop
@@ -47,15 +50,17 @@ type controlConn struct {
 	mu       sync.Mutex
 	next     int64
 	pending  map[int64]chan *jsonrpc.Message
-	applied  applied    // the log level and subscriptions it holds (state.go)
-	followMu sync.Mutex // follow runs one at a time
+	asked    map[string]bool // ids of the SDK's requests the client has not answered
+	applied  applied         // the log level and subscriptions it holds (state.go)
+	followMu sync.Mutex      // follow runs one at a time
 }
 
 // newControlConn returns the connection of session id, whose messages go to
 // out; onClose, if not nil, runs once when the connection closes.
-func newControlConn(ctx context.Context, id string, out httptransport.Sender, onClose func()) *controlConn {
+func newControlConn(ctx context.Context, id string, out *outbox, onClose func()) *controlConn {
 	return &controlConn{
-		ctx: ctx, id: id, out: newOutbox(ctx, out), onClose: onClose,
+		ctx: ctx, id: id, out: out, onClose: onClose,
+		asked:   make(map[string]bool),
 		inbox:   make(chan gojsonrpc.Message, 8),
 		closed:  make(chan struct{}),
 		pending: make(map[int64]chan *jsonrpc.Message),
@@ -80,8 +85,10 @@ func (c *controlConn) Read(ctx context.Context) (gojsonrpc.Message, error) {
 }
 
 // Write implements mcp.Connection: answers go to the calls that asked, the
-// rest (list changes, resource updates, requests made outside any call)
-// to the session's standalone stream.
+// rest (resource updates, log messages and requests made outside any
+// call) to the session's standalone stream. List changes are dropped: the
+// watcher's reach every open session, connected or not
+// (Engine.broadcast).
 func (c *controlConn) Write(ctx context.Context, msg gojsonrpc.Message) error {
 	if resp, ok := msg.(*gojsonrpc.Response); ok {
 		id, _ := resp.ID.Raw().(int64)
@@ -109,7 +116,12 @@ func (c *controlConn) Write(ctx context.Context, msg gojsonrpc.Message) error {
 	if c.sink != nil {
 		return c.sink.Send(ctx, out)
 	}
+	if out.IsNotification() && strings.HasSuffix(out.Method, "/list_changed") {
+		return nil
+	}
+	c.noteAsked(out)
 	if err := c.out.send(ctx, out); err != nil {
+		c.noteAnswered(out.ID)
 		if out.IsRequest() {
 			// That request fails (its handler gets the error); the
 			// connection, and the session's subscriptions, go on.
@@ -230,6 +242,9 @@ func (c *controlConn) isClosed() bool {
 // deliver hands a client notification, or an answer to a request the SDK
 // sent on this connection, to the session's SDK connection.
 func (c *controlConn) deliver(msg *jsonrpc.Message) {
+	if msg.IsResponse() {
+		c.noteAnswered(msg.ID)
+	}
 	m, err := toSDK(msg)
 	if err != nil {
 		return

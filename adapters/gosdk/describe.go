@@ -204,8 +204,10 @@ func (e *Engine) startWatcherLocked() {
 		case "notifications/tools/list_changed":
 			e.invalidate()
 			e.caps.invalidate() // the last tool gone, or the first added
+			e.broadcast(m)
 		case "notifications/prompts/list_changed", "notifications/resources/list_changed":
 			e.caps.invalidate()
+			e.broadcast(m)
 		}
 		e.hub.notify(m) // to the held listens
 	})

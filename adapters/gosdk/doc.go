@@ -11,13 +11,15 @@
 // Each call runs on its own SDK connection, so the notifications a tool
 // sends (progress, log messages) reach that call's stream and no other.
 // 2025-era sessions keep the SDK's session state (the initialize
-// parameters, the log level) in the transport's session store, so any
-// instance can serve them; a per-session control connection carries
-// resource subscriptions and list-changed notifications to the session's
-// GET stream, takes initialize (2024-11-05), logging/setLevel and the
-// client's notifications (so the server's InitializedHandler runs), and
+// parameters, the log level, resource subscriptions) in the transport's
+// session store, so any instance can serve them. A session's own SDK
+// session, outside calls, is connected only while the client needs it
+// (Options.SessionLinger): it takes the client's notifications (so the
+// server's InitializedHandler runs), holds resource subscriptions, and
 // sends requests made outside any call (roots/list from an
-// InitializedHandler, say), whose answers come back to it. A 2026-07-28
+// InitializedHandler, say), whose answers come back to it; an idle session
+// costs no goroutine. List changes reach every open session through the
+// engine's one watcher session. A 2026-07-28
 // subscriptions/listen runs through the SDK until it acknowledges it; then
 // its SDK session ends, the stream is held (httptransport.ErrHold), and the
 // engine's one watcher session feeds it: the watcher sees every list

@@ -9,11 +9,11 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpmount/mcpmount/httptransport"
-	"github.com/mcpmount/mcpmount/internal/logval"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
@@ -27,6 +27,18 @@ type Options struct {
 	// handler into a -32603 error, since the SDK runs handlers on
 	// goroutines no router middleware can protect.
 	KeepPanics bool
+
+	// SessionLinger is how long a 2025-era or 2024-11-05 session's SDK
+	// session (the *mcp.ServerSession outside calls, which costs a
+	// goroutine) stays connected after the client last sent it something
+	// outside a call; 0 means DefaultSessionLinger (10 s). It stays up
+	// while it holds resource subscriptions or waits for the client's
+	// answer to a request, and connects again, from the session's stored
+	// state, when the client next needs it. Negative keeps every session's
+	// connected for the session's life, as servers need that keep a
+	// *mcp.ServerSession from a handler to send on it later, or reach idle
+	// sessions through Server.Sessions.
+	SessionLinger time.Duration
 }
 
 // errEngineClosed refuses sessions opened after Close.
@@ -53,9 +65,11 @@ type Engine struct {
 
 	caps capCache // what server/discover advertises (caps.go)
 
-	ctlMu    sync.Mutex
-	controls map[string]*controlConn // by session id
-	closed   bool                    // Close has begun: no more sessions open (and no more wg.Add)
+	linger time.Duration // Options.SessionLinger, defaulted
+
+	ctlMu  sync.Mutex
+	links  map[string]*sessionLink // the sessions open here, by id
+	closed bool                    // Close has begun: no more sessions open (and no more wg.Add)
 
 	states sync.Map // *httptransport.Session -> *decodedState, from OpenSession until the session ends here
 }
@@ -67,11 +81,12 @@ var (
 
 // NewEngine returns an Engine serving server. Call Close when done with it.
 func NewEngine(server *mcp.Server, opts *Options) *Engine {
-	e := &Engine{server: server, controls: make(map[string]*controlConn)}
+	e := &Engine{server: server, links: make(map[string]*sessionLink), logger: slog.Default(), linger: DefaultSessionLinger}
 	if opts != nil && opts.Logger != nil {
 		e.logger = opts.Logger
-	} else {
-		e.logger = slog.Default()
+	}
+	if opts != nil && opts.SessionLinger != 0 {
+		e.linger = opts.SessionLinger
 	}
 	if opts == nil || !opts.KeepPanics {
 		server.AddReceivingMiddleware(recoverPanics(e.logger))
@@ -104,8 +119,8 @@ func (e *Engine) Close() error {
 
 // Serve implements httptransport.Engine: it runs the call on a connection of
 // its own, so that whatever the handler sends reaches this call's stream.
-// The methods that change a session's state run on the session's SDK
-// connection instead (sessionMethod), while it is open. A 2026-07-28
+// Resource subscriptions run on the session's SDK connection instead, and
+// logging/setLevel too while it is connected (sessionCall). A 2026-07-28
 // request for a method behind a capability the server does not advertise
 // gets -32601 here (gateCapability).
 func (e *Engine) Serve(ctx context.Context, call *httptransport.Call) (*jsonrpc.Message, error) {
@@ -115,15 +130,9 @@ func (e *Engine) Serve(ctx context.Context, call *httptransport.Call) (*jsonrpc.
 			return refusal, nil
 		}
 	}
-	if call.Session != nil && sessionMethod(m.Method) {
-		if ctl := e.control(call.Session.ID); ctl != nil && !ctl.isClosed() {
-			resp, err := ctl.call(ctx, call)
-			if err == nil && resp.Error == nil {
-				ctl.noteApplied(e.saveState(call, ctl.session, resp))
-			}
-			if !errors.Is(err, errConnClosed) {
-				return resp, err
-			}
+	if call.Session != nil {
+		if resp, done, err := e.sessionCall(ctx, call); done {
+			return resp, err
 		}
 	}
 	state, err := e.callState(call)
@@ -171,10 +180,41 @@ func (e *Engine) Serve(ctx context.Context, call *httptransport.Call) (*jsonrpc.
 	return resp, nil
 }
 
-// sessionMethod reports the methods that change what the session's
-// long-lived SDK connection holds: its initialization (a 2024-11-05
-// session is open before initialize), its log level and its resource
-// subscriptions. Where that connection exists they run on it.
+// sessionCall runs on the session's SDK connection the calls that change
+// what it holds: resources/subscribe and resources/unsubscribe, connecting
+// it if need be (the SDK sends resource updates only to the sessions it
+// holds subscribed), and logging/setLevel if it is connected. done is
+// false for the other calls, and when the connection closed without
+// taking the call: those run on a connection of their own, and saveState
+// records what they changed for the next connection to start from.
+func (e *Engine) sessionCall(ctx context.Context, call *httptransport.Call) (resp *jsonrpc.Message, done bool, err error) {
+	method := call.Request.Method
+	if method != "resources/subscribe" && method != "resources/unsubscribe" && method != "logging/setLevel" {
+		return nil, false, nil
+	}
+	l := e.link(call.Session.ID)
+	if l == nil {
+		return nil, false, nil
+	}
+	var ctl *controlConn
+	if method == "logging/setLevel" {
+		ctl = l.connected()
+	} else if ctl, err = l.acquire(); err == nil {
+		defer l.release()
+	}
+	if ctl == nil {
+		return nil, false, nil
+	}
+	resp, err = ctl.call(ctx, call)
+	if err == nil && resp.Error == nil {
+		ctl.noteApplied(e.saveState(call, ctl.session, resp))
+	}
+	return resp, !errors.Is(err, errConnClosed), err
+}
+
+// sessionMethod reports the methods that change a session's stored state
+// (saveState): its initialization, its log level and its resource
+// subscriptions.
 func sessionMethod(method string) bool {
 	switch method {
 	case "initialize", "logging/setLevel", "resources/subscribe", "resources/unsubscribe":
@@ -231,115 +271,4 @@ func (e *Engine) sessionState(sess *httptransport.Session, raw []byte) (*mcp.Ser
 type decodedState struct {
 	raw []byte
 	st  mcp.ServerSessionState
-}
-
-// Notify implements httptransport.Engine.
-func (e *Engine) Notify(ctx context.Context, sess *httptransport.Session, msg *jsonrpc.Message) {
-	if sess == nil {
-		return
-	}
-	if msg.Method == "notifications/initialized" {
-		st := readState(sess)
-		if st.InitializedParams != nil {
-			return // a duplicate: the SDK would refuse it
-		}
-		st.InitializedParams = &mcp.InitializedParams{}
-		st.set(sess)
-		// On to the session's SDK connection, which runs the server's
-		// InitializedHandler.
-	}
-	if ctl := e.control(sess.ID); ctl != nil {
-		ctl.deliver(msg)
-	}
-}
-
-// Reply implements httptransport.SessionReplier: the client's answer to a
-// request the SDK sent outside any call (roots/list from an
-// InitializedHandler, say) goes back to the session's SDK connection.
-func (e *Engine) Reply(ctx context.Context, sess *httptransport.Session, msg *jsonrpc.Message) {
-	if ctl := e.control(sess.ID); ctl != nil {
-		ctl.deliver(msg)
-	}
-}
-
-// OpenSession implements httptransport.Engine: a control connection that
-// holds the session's resource subscriptions and carries the SDK's
-// session-level notifications to out.
-func (e *Engine) OpenSession(ctx context.Context, sess *httptransport.Session, out httptransport.Sender) error {
-	var state *mcp.ServerSessionState
-	if raw := sess.State(); len(raw) > 0 {
-		state = new(mcp.ServerSessionState)
-		if err := json.Unmarshal(raw, state); err != nil {
-			return fmt.Errorf("gosdk: decoding session state: %w", err)
-		}
-	}
-	// The session costs no goroutine of ours while it lives: its end (the
-	// session's, the engine's, or the SDK giving up the connection) runs
-	// what follows.
-	var ending atomic.Bool
-	var ctl *controlConn
-	ctl = newControlConn(ctx, sess.ID, out, func() {
-		// The connection also closes as the session or the engine ends
-		// (its reads end then): only a close before that is the SDK's own.
-		if !ending.Load() && ctx.Err() == nil && e.ctx.Err() == nil {
-			// The SDK gave up on the session (its keepalive pings went
-			// unanswered): the session's calls go on, each on its own
-			// connection as before, but what the connection held (resource
-			// subscriptions, session-level notifications) is gone.
-			e.logger.Warn("gosdk: the SDK closed the session's connection", "session", logval.String(sess.ID))
-			e.dropControl(sess.ID, ctl)
-		}
-	})
-	ss, err := e.server.Connect(ctx, ctl, &mcp.ServerSessionOptions{State: state})
-	if err != nil {
-		return fmt.Errorf("gosdk: connecting session %s: %w", sess.ID, err)
-	}
-	ctl.session = ss
-	e.ctlMu.Lock()
-	if e.closed {
-		e.ctlMu.Unlock()
-		_ = ss.Close()
-		return errEngineClosed
-	}
-	ctl.follow(ctx, readState(sess))      // the subscriptions made on other instances
-	e.states.Store(sess, &decodedState{}) // the session is open here (sessionState)
-	e.controls[sess.ID] = ctl
-	e.wg.Add(1) // under ctlMu: never concurrent with Close's Wait
-	e.ctlMu.Unlock()
-	var stopsMu sync.Mutex // end waits for both registrations below
-	var stops [2]func() bool
-	end := sync.OnceFunc(func() {
-		defer e.wg.Done()
-		stopsMu.Lock()
-		stops[0]()
-		stops[1]()
-		stopsMu.Unlock()
-		ending.Store(true)
-		e.dropControl(sess.ID, ctl)
-		// End the connection's reading first: the SDK then cancels the
-		// handlers still running on it (one waiting for the client's
-		// answer, say), whose end its Close waits for.
-		_ = ctl.Close()
-		_ = ss.Close()
-		e.states.Delete(sess)
-	})
-	stopsMu.Lock()
-	stops[0] = context.AfterFunc(ctx, end)
-	stops[1] = context.AfterFunc(e.ctx, end)
-	stopsMu.Unlock()
-	return nil
-}
-
-func (e *Engine) dropControl(id string, ctl *controlConn) {
-	e.ctlMu.Lock()
-	defer e.ctlMu.Unlock()
-	if e.controls[id] == ctl {
-		delete(e.controls, id)
-	}
-}
-
-func (e *Engine) control(id string) *controlConn {
-	e.ctlMu.Lock()
-	defer e.ctlMu.Unlock()
-	return e.controls[id]
 }

@@ -87,8 +87,19 @@ func (e *Engine) saveState(call *httptransport.Call, ss *mcp.ServerSession, resp
 // subscriptions that another instance saved, so that its messages outside
 // any call (log messages, resources/updated) follow them.
 func (e *Engine) SessionStateChanged(ctx context.Context, sess *httptransport.Session) {
-	if ctl := e.control(sess.ID); ctl != nil && !ctl.isClosed() {
-		ctl.follow(ctx, readState(sess))
+	l := e.link(sess.ID)
+	if l == nil {
+		return
+	}
+	st := readState(sess)
+	if ctl := l.connected(); ctl != nil {
+		ctl.follow(ctx, st)
+		return
+	}
+	if len(st.Subscriptions) > 0 {
+		if _, err := l.acquire(); err == nil { // it subscribes as it connects
+			l.release()
+		}
 	}
 }
 

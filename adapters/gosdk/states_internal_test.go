@@ -67,7 +67,7 @@ func TestStatesEndWithSessions(t *testing.T) {
 			t.Fatalf("session %d: no id", i)
 		}
 		post(sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-		waitFor("the SDK gives up on the session's connection", func() bool { return e.control(sid) == nil })
+		waitFor("the SDK gives up on the session's connection", func() bool { l := e.link(sid); return l != nil && l.connected() == nil })
 		if resp := post(sid, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); resp.StatusCode != 200 {
 			t.Fatalf("session %d: tools/list: %d", i, resp.StatusCode)
 		}

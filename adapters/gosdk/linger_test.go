@@ -1,0 +1,222 @@
+package gosdk_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpmount/mcpmount/adapters/gosdk"
+	"github.com/mcpmount/mcpmount/httptransport"
+)
+
+// testLinger is the SessionLinger of these tests: a session's SDK session
+// closes this long after the client last needed it.
+const testLinger = 50 * time.Millisecond
+
+// serveLinger serves server with SessionLinger linger until the test ends.
+func serveLinger(t *testing.T, server *mcp.Server, linger time.Duration) string {
+	t.Helper()
+	engine := gosdk.NewEngine(server, &gosdk.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), SessionLinger: linger})
+	h := httptransport.New(engine, nil)
+	srv := httptest.NewServer(h)
+	stopAtCleanup(t, h, srv, engine)
+	return srv.URL + "/mcp"
+}
+
+// sdkSessions counts the SDK sessions server holds: the engine's watcher,
+// the calls running, and the sessions' own while connected.
+func sdkSessions(server *mcp.Server) (n int) {
+	for range server.Sessions() {
+		n++
+	}
+	return n
+}
+
+// idleSDK waits until server holds no SDK session but the engine's watcher.
+func idleSDK(t *testing.T, server *mcp.Server) {
+	t.Helper()
+	waitUntil(t, "the session's SDK session to close", func() bool { return sdkSessions(server) == 1 })
+}
+
+var lingerEras = []string{httptransport.Version20241105, httptransport.Version20250326, httptransport.Version20251125}
+
+// TestIdleSessionHearsListChanges: a session whose SDK session has closed
+// (idle past the linger) still hears of tool list changes on its stream.
+func TestIdleSessionHearsListChanges(t *testing.T) {
+	for _, version := range lingerEras {
+		t.Run(version, func(t *testing.T) {
+			server := mcp.NewServer(&mcp.Implementation{Name: "lists", Version: "1.0.0"}, nil)
+			url := serveLinger(t, server, testLinger)
+			changed := make(chan struct{}, 64)
+			client := mcp.NewClient(&mcp.Implementation{Name: "lists-client", Version: "1.0.0"}, &mcp.ClientOptions{
+				ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+			})
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			connectEra(ctx, t, client, url, version)
+			idleSDK(t, server)
+			// The 2025-era GET stream opens asynchronously in the client:
+			// add tools until a change arrives.
+			for i := 0; ; i++ {
+				mcp.AddTool(server, &mcp.Tool{Name: fmt.Sprintf("t%d", i)}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+					return &mcp.CallToolResult{}, nil, nil
+				})
+				select {
+				case <-changed:
+					return
+				case <-time.After(50 * time.Millisecond):
+				case <-ctx.Done():
+					t.Fatal("no notifications/tools/list_changed")
+				}
+			}
+		})
+	}
+}
+
+// TestSubscribedSessionStaysConnected: a session subscribed to a resource
+// keeps its SDK session past the linger, since the SDK sends resource
+// updates only to the sessions it holds, and hears of updates; once
+// unsubscribed it lets it go.
+func TestSubscribedSessionStaysConnected(t *testing.T) {
+	for _, version := range lingerEras {
+		t.Run(version, func(t *testing.T) {
+			server := watchedServer("subs")
+			url := serveLinger(t, server, testLinger)
+			updated := make(chan string, 16)
+			client := mcp.NewClient(&mcp.Implementation{Name: "subs-client", Version: "1.0.0"}, &mcp.ClientOptions{
+				ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) { updated <- req.Params.URI },
+			})
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			cs := connectEra(ctx, t, client, url, version)
+			idleSDK(t, server)
+			if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: watchedURI}); err != nil {
+				t.Fatalf("subscribe: %v", err)
+			}
+			time.Sleep(4 * testLinger)
+			if n := sdkSessions(server); n != 2 {
+				t.Fatalf("%d SDK sessions past the linger, want 2 (the watcher and the subscribed session's)", n)
+			}
+			for {
+				if err := server.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: watchedURI}); err != nil {
+					t.Fatal(err)
+				}
+				select {
+				case <-updated:
+				case <-time.After(20 * time.Millisecond):
+					continue
+				case <-ctx.Done():
+					t.Fatal("no notifications/resources/updated")
+				}
+				break
+			}
+			if err := cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: watchedURI}); err != nil {
+				t.Fatalf("unsubscribe: %v", err)
+			}
+			idleSDK(t, server)
+		})
+	}
+}
+
+// TestReconnectedSessionKeepsLogLevel: the log level a client set while
+// its session's SDK session was closed holds when it connects again (for
+// a client notification here), so that a handler's log messages outside
+// any call follow it.
+func TestReconnectedSessionKeepsLogLevel(t *testing.T) {
+	for _, version := range lingerEras {
+		t.Run(version, func(t *testing.T) {
+			server := mcp.NewServer(&mcp.Implementation{Name: "logs", Version: "1.0.0"}, &mcp.ServerOptions{
+				RootsListChangedHandler: func(ctx context.Context, req *mcp.RootsListChangedRequest) {
+					_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "debug", Data: "roots changed"})
+				},
+			})
+			url := serveLinger(t, server, testLinger)
+			logged := make(chan any, 16)
+			client := mcp.NewClient(&mcp.Implementation{Name: "logs-client", Version: "1.0.0"}, &mcp.ClientOptions{
+				LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) { logged <- req.Params.Data },
+			})
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			cs := connectEra(ctx, t, client, url, version)
+			idleSDK(t, server)
+			if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "debug"}); err != nil {
+				t.Fatal(err)
+			}
+			idleSDK(t, server)
+			for i := 0; ; i++ {
+				client.AddRoots(&mcp.Root{URI: fmt.Sprintf("file:///r%d", i)}) // notifications/roots/list_changed
+				select {
+				case got := <-logged:
+					if got != "roots changed" {
+						t.Fatalf("logged %v", got)
+					}
+					return
+				case <-time.After(50 * time.Millisecond):
+				case <-ctx.Done():
+					t.Fatal("no log message at the level the client set")
+				}
+			}
+		})
+	}
+}
+
+// TestLingerWaitsForClientAnswer: a request the SDK sent outside any call
+// (roots/list from an InitializedHandler) keeps the session's SDK session
+// up until the client answers, however long past the linger that is.
+func TestLingerWaitsForClientAnswer(t *testing.T) {
+	got := make(chan error, 1)
+	server := mcp.NewServer(&mcp.Implementation{Name: "roots", Version: "1.0.0"}, &mcp.ServerOptions{
+		InitializedHandler: func(ctx context.Context, req *mcp.InitializedRequest) {
+			ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			defer cancel()
+			_, err := req.Session.ListRoots(ctx, nil)
+			got <- err
+		},
+	})
+	url := serveLinger(t, server, testLinger)
+	client := mcp.NewClient(&mcp.Implementation{Name: "slow-client", Version: "1.0.0"}, nil)
+	client.AddRoots(&mcp.Root{URI: "file:///work"})
+	client.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "roots/list" {
+				time.Sleep(10 * testLinger)
+			}
+			return next(ctx, method, req)
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	connectEra(ctx, t, client, url, httptransport.Version20251125)
+	select {
+	case err := <-got:
+		if err != nil {
+			t.Fatalf("roots/list answered after the linger: %v", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("InitializedHandler never finished")
+	}
+	idleSDK(t, server)
+}
+
+// TestNegativeLingerKeepsSessions: with a negative SessionLinger every
+// session's SDK session stays connected while the session lives, so
+// Server.Sessions reaches idle sessions too.
+func TestNegativeLingerKeepsSessions(t *testing.T) {
+	server := mcp.NewServer(&mcp.Implementation{Name: "kept", Version: "1.0.0"}, nil)
+	url := serveLinger(t, server, -1)
+	client := mcp.NewClient(&mcp.Implementation{Name: "kept-client", Version: "1.0.0"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	connectEra(ctx, t, client, url, httptransport.Version20251125)
+	connectEra(ctx, t, client, url, httptransport.Version20251125)
+	time.Sleep(4 * testLinger)
+	if n := sdkSessions(server); n != 3 {
+		t.Fatalf("%d SDK sessions, want 3 (the watcher and both sessions')", n)
+	}
+}
