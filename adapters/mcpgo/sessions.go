@@ -3,6 +3,7 @@ package mcpgo
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -88,18 +89,26 @@ func (e *Engine) OpenSession(ctx context.Context, sess *httptransport.Session, o
 		e.wg.Done()
 		return fmt.Errorf("mcpgo: registering session %q: %w", truncate(sess.ID), err)
 	}
-	go func() {
+	// The session costs no goroutine while it lives: its end, or the
+	// engine's, runs what follows.
+	var stopsMu sync.Mutex // end waits for both registrations below
+	var stops [2]func() bool
+	end := sync.OnceFunc(func() {
 		defer e.wg.Done()
-		select {
-		case <-ctx.Done():
-		case <-e.ctx.Done():
-		}
+		stopsMu.Lock()
+		stops[0]()
+		stops[1]()
+		stopsMu.Unlock()
 		if e.dropLong(s) {
 			e.server.UnregisterSession(context.WithoutCancel(ctx), sess.ID)
 		}
 		s.pipe.close()
 		box.wait()
-	}()
+	})
+	stopsMu.Lock()
+	stops[0] = context.AfterFunc(ctx, end)
+	stops[1] = context.AfterFunc(e.ctx, end)
+	stopsMu.Unlock()
 	return nil
 }
 
