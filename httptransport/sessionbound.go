@@ -187,8 +187,8 @@ func (h *Handler) forwardedFor(r *http.Request, peer netip.Addr) netip.Addr {
 	for i := len(fields) - 1; i >= 0; i-- {
 		parts := strings.Split(fields[i], ",")
 		for j := len(parts) - 1; j >= 0; j-- {
-			ip, err := netip.ParseAddr(strings.TrimSpace(parts[j]))
-			if err != nil {
+			ip, ok := forwardedAddr(strings.TrimSpace(parts[j]))
+			if !ok {
 				return peer // a forged or broken entry: trust nothing left of it
 			}
 			if !h.trusted(ip) {
@@ -198,6 +198,26 @@ func (h *Handler) forwardedFor(r *http.Request, peer netip.Addr) netip.Addr {
 		}
 	}
 	return peer
+}
+
+// forwardedAddr reads one X-Forwarded-For entry: an address, as most
+// proxies write it, or an address with a port ("203.0.113.7:41236",
+// "[2001:db8::1]:4711") or in brackets ("[2001:db8::1]"), as some write it
+// (and as RFC 7239 section 6 writes node names).
+func forwardedAddr(s string) (netip.Addr, bool) {
+	if ip, err := netip.ParseAddr(s); err == nil {
+		return ip, true
+	}
+	if ap, err := netip.ParseAddrPort(s); err == nil {
+		return ap.Addr(), true
+	}
+	if inner, ok := strings.CutPrefix(s, "["); ok {
+		if inner, ok = strings.CutSuffix(inner, "]"); ok {
+			ip, err := netip.ParseAddr(inner)
+			return ip, err == nil
+		}
+	}
+	return netip.Addr{}, false
 }
 
 // trusted reports whether ip is one of Options.TrustedProxies.
