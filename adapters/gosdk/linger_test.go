@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -218,5 +220,59 @@ func TestNegativeLingerKeepsSessions(t *testing.T) {
 	time.Sleep(4 * testLinger)
 	if n := sdkSessions(server); n != 3 {
 		t.Fatalf("%d SDK sessions, want 3 (the watcher and both sessions')", n)
+	}
+}
+
+// TestSubscriptionFollowsAcrossInstances: with two instances sharing a
+// session store behind a round-robin balancer, a resource subscription
+// made through either holds an SDK session on both (an update may start on
+// either instance's server), and once the client unsubscribes both let
+// theirs go after the linger.
+func TestSubscriptionFollowsAcrossInstances(t *testing.T) {
+	store := httptransport.NewMemorySessionStore()
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	var servers []*mcp.Server
+	var hosts []string
+	for range 2 {
+		server := watchedServer("instance")
+		engine := gosdk.NewEngine(server, &gosdk.Options{Logger: quiet, SessionLinger: testLinger})
+		h := httptransport.New(engine, &httptransport.Options{Logger: quiet, Sessions: store, DisableResumability: true})
+		srv := httptest.NewServer(h)
+		stopAtCleanup(t, h, srv, engine)
+		servers = append(servers, server)
+		hosts = append(hosts, srv.Listener.Addr().String())
+	}
+	rr := &roundRobin{hosts: hosts, seen: make([]atomic.Int64, 2)}
+	client := mcp.NewClient(&mcp.Implementation{Name: "roaming-client", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: "http://" + hosts[0] + "/mcp", HTTPClient: &http.Client{Transport: rr}, DisableStandaloneSSE: true}, &mcp.ClientSessionOptions{ProtocolVersion: httptransport.Version20251125})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	visitBoth := func() { // each instance sees the state change on its next request
+		for range 2 {
+			if err := cs.Ping(ctx, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: watchedURI}); err != nil {
+		t.Fatal(err)
+	}
+	visitBoth()
+	time.Sleep(4 * testLinger)
+	for i, s := range servers {
+		if n := sdkSessions(s); n != 2 {
+			t.Fatalf("instance %d: %d SDK sessions while subscribed, want 2", i, n)
+		}
+	}
+	if err := cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: watchedURI}); err != nil {
+		t.Fatal(err)
+	}
+	visitBoth()
+	for _, s := range servers {
+		idleSDK(t, s)
 	}
 }

@@ -92,15 +92,15 @@ func (e *Engine) SessionStateChanged(ctx context.Context, sess *httptransport.Se
 		return
 	}
 	st := readState(sess)
-	if ctl := l.connected(); ctl != nil {
-		ctl.follow(ctx, st)
+	if l.connected() == nil && len(st.Subscriptions) == 0 {
+		return // the next connection starts from the state
+	}
+	ctl, err := l.acquire() // a new connection subscribes as it connects
+	if err != nil {
 		return
 	}
-	if len(st.Subscriptions) > 0 {
-		if _, err := l.acquire(); err == nil { // it subscribes as it connects
-			l.release()
-		}
-	}
+	defer l.release() // with the last subscription gone, the linger starts
+	ctl.follow(ctx, st)
 }
 
 // applied is the part of a session's state its connection holds: the log
