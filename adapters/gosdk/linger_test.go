@@ -46,6 +46,15 @@ func idleSDK(t *testing.T, server *mcp.Server) {
 	waitUntil(t, "the session's SDK session to close", func() bool { return sdkSessions(server) == 1 })
 }
 
+// heldSDK checks, past the linger, that server holds want SDK sessions,
+// waiting for those of calls that just ended to go: fewer never come
+// back.
+func heldSDK(t *testing.T, server *mcp.Server, want int) {
+	t.Helper()
+	time.Sleep(4 * testLinger)
+	waitUntil(t, fmt.Sprintf("%d SDK sessions held past the linger", want), func() bool { return sdkSessions(server) == want })
+}
+
 var lingerEras = []string{httptransport.Version20241105, httptransport.Version20250326, httptransport.Version20251125}
 
 // TestIdleSessionHearsListChanges: a session whose SDK session has closed
@@ -101,10 +110,7 @@ func TestSubscribedSessionStaysConnected(t *testing.T) {
 			if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: watchedURI}); err != nil {
 				t.Fatalf("subscribe: %v", err)
 			}
-			time.Sleep(4 * testLinger)
-			if n := sdkSessions(server); n != 2 {
-				t.Fatalf("%d SDK sessions past the linger, want 2 (the watcher and the subscribed session's)", n)
-			}
+			heldSDK(t, server, 2) // the watcher and the subscribed session's
 			for {
 				if err := server.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: watchedURI}); err != nil {
 					t.Fatal(err)
@@ -217,10 +223,8 @@ func TestNegativeLingerKeepsSessions(t *testing.T) {
 	defer cancel()
 	connectEra(ctx, t, client, url, httptransport.Version20251125)
 	connectEra(ctx, t, client, url, httptransport.Version20251125)
-	time.Sleep(4 * testLinger)
-	if n := sdkSessions(server); n != 3 {
-		t.Fatalf("%d SDK sessions, want 3 (the watcher and both sessions')", n)
-	}
+	heldSDK(t, server, 3) // the watcher and both sessions'
+
 }
 
 // TestSubscriptionFollowsAcrossInstances: with two instances sharing a
@@ -262,11 +266,8 @@ func TestSubscriptionFollowsAcrossInstances(t *testing.T) {
 		t.Fatal(err)
 	}
 	visitBoth()
-	time.Sleep(4 * testLinger)
-	for i, s := range servers {
-		if n := sdkSessions(s); n != 2 {
-			t.Fatalf("instance %d: %d SDK sessions while subscribed, want 2", i, n)
-		}
+	for _, s := range servers {
+		heldSDK(t, s, 2) // the watcher and the subscribed session's
 	}
 	if err := cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: watchedURI}); err != nil {
 		t.Fatal(err)
