@@ -18,7 +18,7 @@ import (
 func TestAnnouncedBodyNotReserved(t *testing.T) {
 	const conns, announced = 20, 4 << 20 // the default MaxBodyBytes
 	var entered atomic.Int32
-	h := New(newTestEngine(), nil)
+	h := New(NewTestEngine(), nil)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		entered.Add(1)
 		h.ServeHTTP(w, r)

@@ -31,7 +31,7 @@ func (quickEngine) OpenSession(context.Context, *Session, Sender) error { return
 // documents, and every error body is a JSON-RPC error.
 func FuzzServePost(f *testing.F) {
 	seeds := []struct{ body, version, method, name, param, sid string }{
-		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"a":"x"},` + meta + `}}`, "2026-07-28", "tools/call", "t", "x", ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"a":"x"},` + Meta + `}}`, "2026-07-28", "tools/call", "t", "x", ""},
 		{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26"}}`, "", "", "", "", ""},
 		{`[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","method":"n"}]`, "2025-03-26", "", "", "", "abc"},
 		{`{"jsonrpc":"2.0","id":1,"result":{}}`, "2026-07-28", "x", "", "=?base64?eA==?=", ""},

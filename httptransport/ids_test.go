@@ -16,28 +16,28 @@ import (
 // strings ("\ud800" and "\udbff") are two ids in flight (ID.Key once
 // mapped both to U+FFFD, and the second was refused).
 func TestLoneSurrogateIDsApart(t *testing.T) {
-	s := newServer(t, nil)
-	sid := s.initialize(Version20251125)
-	h := sessionHeaders(sid, Version20251125)
+	s := NewTestServer(t, nil)
+	sid := s.Initialize(Version20251125)
+	h := SessionHeaders(sid, Version20251125)
 	h.Set("Accept", "application/json") // a JSON answer we can read whole
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	first := make(chan struct{})
 	go func() {
 		defer close(first)
-		req, _ := http.NewRequestWithContext(ctx, "POST", s.url, strings.NewReader(`{"jsonrpc":"2.0","id":"\ud800","method":"tools/call","params":{"name":"slow","arguments":{"text":"a"}}}`))
+		req, _ := http.NewRequestWithContext(ctx, "POST", s.URL, strings.NewReader(`{"jsonrpc":"2.0","id":"\ud800","method":"tools/call","params":{"name":"slow","arguments":{"text":"a"}}}`))
 		req.Header = h.Clone()
-		if resp, err := s.client.Do(req); err == nil {
+		if resp, err := s.Client.Do(req); err == nil {
 			io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
 		}
 	}()
-	<-s.engine.started
+	<-s.Engine.Started
 	second := make(chan string, 1)
 	go func() {
-		req, _ := http.NewRequestWithContext(ctx, "POST", s.url, strings.NewReader(`{"jsonrpc":"2.0","id":"\udbff","method":"tools/call","params":{"name":"slow","arguments":{"text":"b"}}}`))
+		req, _ := http.NewRequestWithContext(ctx, "POST", s.URL, strings.NewReader(`{"jsonrpc":"2.0","id":"\udbff","method":"tools/call","params":{"name":"slow","arguments":{"text":"b"}}}`))
 		req.Header = h.Clone()
-		resp, err := s.client.Do(req)
+		resp, err := s.Client.Do(req)
 		if err != nil {
 			second <- err.Error()
 			return
@@ -47,17 +47,17 @@ func TestLoneSurrogateIDsApart(t *testing.T) {
 		second <- string(b)
 	}()
 	select {
-	case <-s.engine.started: // served as a separate call: right
+	case <-s.Engine.Started: // served as a separate call: right
 	case body := <-second:
 		t.Errorf(`request "\udbff" refused while "\ud800" is in flight: %s`, body)
 	case <-time.After(3 * time.Second):
 		t.Error("second call neither started nor answered")
 	}
 	// End both calls.
-	s.do("DELETE", sessionHeaders(sid, Version20251125), "")
+	s.Do("DELETE", SessionHeaders(sid, Version20251125), "")
 	<-first
-	for len(s.engine.cancelled) > 0 {
-		<-s.engine.cancelled
+	for len(s.Engine.Cancelled) > 0 {
+		<-s.Engine.Cancelled
 	}
 	cancel()
 }
@@ -67,7 +67,7 @@ func TestLoneSurrogateIDsApart(t *testing.T) {
 // "a" is rewritten to the id the client saw, and the request forgotten
 // (bytes were once compared).
 func TestCancelledOutByIDValue(t *testing.T) {
-	h := New(newTestEngine(), nil)
+	h := New(NewTestEngine(), nil)
 	defer h.Shutdown(context.Background())
 	ls := h.newLiveSession(&Session{ID: newSessionID(), Version: Version20251125}, "", "", nil)
 	for _, tc := range []struct{ sent, named string }{
@@ -123,30 +123,30 @@ func (s *pausingDeleteStore) Put(ctx context.Context, rec *SessionRecord, ttl ti
 // not write the session back (the DELETE and the save of its state are
 // ordered): after the DELETE's 200 the session is gone.
 func TestDeleteRacesSave(t *testing.T) {
-	e := newTestEngine()
-	e.gate = make(chan struct{})
-	s := startServer(t, e, nil, nil, false)
-	sid := s.initialize(Version20251125)
-	store := &pausingDeleteStore{MemorySessionStore: s.h.sessions.(*MemorySessionStore), deleted: make(chan struct{}, 1), resume: make(chan struct{}), puts: make(chan struct{}, 1)}
-	s.h.sessions = store // nothing reads it concurrently: the session is idle
+	e := NewTestEngine()
+	e.Gate = make(chan struct{})
+	s := StartTestServer(t, e, nil, nil, false)
+	sid := s.Initialize(Version20251125)
+	store := &pausingDeleteStore{MemorySessionStore: s.Handler.sessions.(*MemorySessionStore), deleted: make(chan struct{}, 1), resume: make(chan struct{}), puts: make(chan struct{}, 1)}
+	s.Handler.sessions = store // nothing reads it concurrently: the session is idle
 
-	h := sessionHeaders(sid, Version20251125)
+	h := SessionHeaders(sid, Version20251125)
 	callDone := make(chan struct{})
 	go func() {
 		defer close(callDone)
-		req, _ := http.NewRequest("POST", s.url, strings.NewReader(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"remember","arguments":{"text":"x"}}}`))
+		req, _ := http.NewRequest("POST", s.URL, strings.NewReader(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"remember","arguments":{"text":"x"}}}`))
 		req.Header = h.Clone()
-		if resp, err := s.client.Do(req); err == nil {
+		if resp, err := s.Client.Do(req); err == nil {
 			io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
 		}
 	}()
-	<-e.started
+	<-e.Started
 	delStatus := make(chan int, 1)
 	go func() {
-		req, _ := http.NewRequest("DELETE", s.url, nil)
-		req.Header = sessionHeaders(sid, Version20251125)
-		resp, err := s.client.Do(req)
+		req, _ := http.NewRequest("DELETE", s.URL, nil)
+		req.Header = SessionHeaders(sid, Version20251125)
+		resp, err := s.Client.Do(req)
 		if err != nil {
 			delStatus <- 0
 			return
@@ -155,7 +155,7 @@ func TestDeleteRacesSave(t *testing.T) {
 		delStatus <- resp.StatusCode
 	}()
 	<-store.deleted // the record is gone, the session not yet ended
-	close(e.gate)   // the call ends and saves its state
+	close(e.Gate)   // the call ends and saves its state
 	select {
 	case <-store.puts:
 	case <-time.After(time.Second):
@@ -168,7 +168,7 @@ func TestDeleteRacesSave(t *testing.T) {
 	if _, err := store.MemorySessionStore.Get(context.Background(), sid); err == nil {
 		t.Errorf("the record of session %s is in the store after its DELETE got 200", sid)
 	}
-	if resp, body := s.do("POST", sessionHeaders(sid, Version20251125), listTools); resp.StatusCode != http.StatusNotFound {
+	if resp, body := s.Do("POST", SessionHeaders(sid, Version20251125), ListTools); resp.StatusCode != http.StatusNotFound {
 		t.Errorf("after a successful DELETE: %d %s, want 404", resp.StatusCode, body)
 	}
 }

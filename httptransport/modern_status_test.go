@@ -15,7 +15,7 @@ import (
 // -32021 after delay, and "late-ok" with a result; everything else goes to
 // the test engine.
 type slowAnswerEngine struct {
-	*testEngine
+	*TestEngine
 	delay time.Duration
 }
 
@@ -25,7 +25,7 @@ func (e slowAnswerEngine) Serve(ctx context.Context, call *Call) (*jsonrpc.Messa
 	}
 	_ = json.Unmarshal(call.Request.Params, &p)
 	if call.Request.Method != "tools/call" || !strings.HasPrefix(p.Name, "late-") {
-		return e.testEngine.Serve(ctx, call)
+		return e.TestEngine.Serve(ctx, call)
 	}
 	select {
 	case <-time.After(e.delay):
@@ -42,7 +42,7 @@ func (e slowAnswerEngine) Serve(ctx context.Context, call *Call) (*jsonrpc.Messa
 }
 
 func slowAnswerCall(name string) string {
-	return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + name + `","arguments":{},` + meta + `}}`
+	return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + name + `","arguments":{},` + Meta + `}}`
 }
 
 // TestModernErrorKeepsStatusBeforeFlush: a 2026-07-28 error the engine
@@ -50,9 +50,9 @@ func slowAnswerCall(name string) string {
 // status the spec gives it (spec 2026-07-28 basic/transports/streamable-http; spec 2026-07-28 basic#error-codes): 404 for -32601, 400 for
 // -32021.
 func TestModernErrorKeepsStatusBeforeFlush(t *testing.T) {
-	te := newTestEngine()
-	s := startServer(t, te, nil, nil, false)
-	s.h.engine = slowAnswerEngine{te, 150 * time.Millisecond}
+	te := NewTestEngine()
+	s := StartTestServer(t, te, nil, nil, false)
+	s.Handler.engine = slowAnswerEngine{te, 150 * time.Millisecond}
 	for _, tc := range []struct {
 		tool   string
 		status int
@@ -61,14 +61,14 @@ func TestModernErrorKeepsStatusBeforeFlush(t *testing.T) {
 		{"late-404", http.StatusNotFound, jsonrpc.CodeMethodNotFound},
 		{"late-cap", http.StatusBadRequest, jsonrpc.CodeMissingRequiredClientCapability},
 	} {
-		h := modernHeaders("tools/call")
+		h := ModernHeaders("tools/call")
 		h.Set("Mcp-Name", tc.tool)
-		resp, body := s.do("POST", h, slowAnswerCall(tc.tool))
+		resp, body := s.Do("POST", h, slowAnswerCall(tc.tool))
 		if resp.StatusCode != tc.status || resp.Header.Get("Content-Type") != "application/json" {
 			t.Errorf("%s: %d %s, want %d application/json; body %q", tc.tool, resp.StatusCode, resp.Header.Get("Content-Type"), tc.status, body)
 			continue
 		}
-		if _, code, _ := rpcError(t, body); code != tc.code {
+		if _, code, _ := RPCError(t, body); code != tc.code {
 			t.Errorf("%s: code %d, want %d", tc.tool, code, tc.code)
 		}
 	}
@@ -79,14 +79,14 @@ func TestModernErrorKeepsStatusBeforeFlush(t *testing.T) {
 // drop it), and an error the engine returns after that is an SSE event
 // under 200. (The default delay is 1 s; the test shortens it.)
 func TestModernLateErrorIsSSEEvent(t *testing.T) {
-	te := newTestEngine()
-	s := startServer(t, te, nil, nil, false)
-	s.h.engine = slowAnswerEngine{te, 150 * time.Millisecond}
-	s.h.cfg.headerFlushDelay = 20 * time.Millisecond
-	h := modernHeaders("tools/call")
+	te := NewTestEngine()
+	s := StartTestServer(t, te, nil, nil, false)
+	s.Handler.engine = slowAnswerEngine{te, 150 * time.Millisecond}
+	s.Handler.cfg.headerFlushDelay = 20 * time.Millisecond
+	h := ModernHeaders("tools/call")
 	h.Set("Mcp-Name", "late-404")
-	resp, body := s.do("POST", h, slowAnswerCall("late-404"))
-	wantSSEError(t, resp, body, http.StatusOK, jsonrpc.CodeMethodNotFound)
+	resp, body := s.Do("POST", h, slowAnswerCall("late-404"))
+	WantSSEError(t, resp, body, http.StatusOK, jsonrpc.CodeMethodNotFound)
 }
 
 // TestModernSilentCallSendsHeadersEarly: a 2026-07-28 tools/call whose
@@ -95,17 +95,17 @@ func TestModernLateErrorIsSSEEvent(t *testing.T) {
 // first-byte timeout (go-sdk #1155 gives the client 5 s; this one gives 3)
 // keeps it. The client then drops it, which cancels the tool.
 func TestModernSilentCallSendsHeadersEarly(t *testing.T) {
-	s := newServer(t, nil)
-	h := modernHeaders("tools/call")
+	s := NewTestServer(t, nil)
+	h := ModernHeaders("tools/call")
 	h.Set("Mcp-Name", "slow")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, "POST", s.url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"text":"silent"},`+meta+`}}`))
+	req, err := http.NewRequestWithContext(ctx, "POST", s.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"text":"silent"},`+Meta+`}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	req.Header = h
-	resp, err := s.client.Do(req)
+	resp, err := s.Client.Do(req)
 	if err == nil {
 		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
 			t.Errorf("silent call: %d %s, want 200 text/event-stream", resp.StatusCode, resp.Header.Get("Content-Type"))
@@ -117,21 +117,21 @@ func TestModernSilentCallSendsHeadersEarly(t *testing.T) {
 		t.Fatalf("a silent 2026-07-28 tools/call sent no response headers within 3 s with default Options: %v", err)
 	}
 	select {
-	case <-s.engine.cancelled:
-		<-s.engine.sendErrs
+	case <-s.Engine.Cancelled:
+		<-s.Engine.SendErrs
 	case <-time.After(5 * time.Second):
 		t.Fatal("the slow tool was not cancelled when the client dropped its call")
 	}
 }
 
-// wantSSEError checks that resp is an SSE stream with status carrying one
+// WantSSEError checks that resp is an SSE stream with status carrying one
 // message, an error with code.
-func wantSSEError(t *testing.T, resp *http.Response, body string, status int, code int64) {
+func WantSSEError(t *testing.T, resp *http.Response, body string, status int, code int64) {
 	t.Helper()
 	if resp.StatusCode != status || resp.Header.Get("Content-Type") != "text/event-stream" {
 		t.Fatalf("%d %s, want %d text/event-stream; body %q", resp.StatusCode, resp.Header.Get("Content-Type"), status, body)
 	}
-	msgs := messages(t, events(t, body))
+	msgs := Messages(t, Events(t, body))
 	if len(msgs) != 1 || msgs[0].Error == nil || msgs[0].Error.Code != code {
 		t.Fatalf("events %q, want one error %d", body, code)
 	}
@@ -154,10 +154,10 @@ func TestModernCallOutlivesServerWriteTimeout(t *testing.T) {
 	} {
 		h2 := tc.h2
 		s := newLiftServer(t, 600*time.Millisecond, 300*time.Millisecond, 50*time.Millisecond, h2)
-		hdr := modernHeaders("tools/call")
+		hdr := ModernHeaders("tools/call")
 		hdr.Set("Mcp-Name", "late-ok")
 		hdr.Set("Accept", tc.accept)
-		resp, body := s.do("POST", hdr, slowAnswerCall("late-ok"))
+		resp, body := s.Do("POST", hdr, slowAnswerCall("late-ok"))
 		want := "text/event-stream"
 		if tc.accept == "application/json" {
 			want = "application/json"
@@ -171,23 +171,23 @@ func TestModernCallOutlivesServerWriteTimeout(t *testing.T) {
 // TestModernSSEOnlyClientGetsErrorStatus: a client whose Accept lists only
 // text/event-stream gets its error as SSE, with the error's status.
 func TestModernSSEOnlyClientGetsErrorStatus(t *testing.T) {
-	s := newServer(t, nil)
-	h := modernHeaders("foo/bar")
+	s := NewTestServer(t, nil)
+	h := ModernHeaders("foo/bar")
 	h.Set("Accept", "text/event-stream")
-	resp, body := s.do("POST", h, `{"jsonrpc":"2.0","id":7,"method":"foo/bar","params":{`+meta+`}}`)
-	wantSSEError(t, resp, body, http.StatusNotFound, jsonrpc.CodeMethodNotFound)
+	resp, body := s.Do("POST", h, `{"jsonrpc":"2.0","id":7,"method":"foo/bar","params":{`+Meta+`}}`)
+	WantSSEError(t, resp, body, http.StatusNotFound, jsonrpc.CodeMethodNotFound)
 }
 
 // TestModernHeaderWhitespaceHTTP2: whitespace around MCP header values is
 // ignored (spec 2026-07-28 basic/transports/streamable-http, RFC 9110 §5.5) over HTTP/2 too, where net/http
 // hands values over as sent.
 func TestModernHeaderWhitespaceHTTP2(t *testing.T) {
-	s := startServer(t, newTestEngine(), nil, nil, true)
-	h := modernHeaders("tools/call")
+	s := StartTestServer(t, NewTestEngine(), nil, nil, true)
+	h := ModernHeaders("tools/call")
 	h.Set("Mcp-Method", "tools/call\t")
 	h.Set("Mcp-Name", " echo ")
 	h.Set("Mcp-Protocol-Version", " "+Version20260728)
-	resp, body := s.do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"ok"},`+meta+`}}`)
+	resp, body := s.Do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"ok"},`+Meta+`}}`)
 	if resp.ProtoMajor != 2 {
 		t.Fatalf("not HTTP/2: %s", resp.Proto)
 	}

@@ -16,11 +16,11 @@ import (
 // TestPriming: 2025-11-25 SSE streams start with a priming event (an id and
 // empty data, with retry when configured); 2025-06-18 ones do not.
 func TestPriming(t *testing.T) {
-	s := newServer(t, &Options{RetryInterval: 1500 * time.Millisecond})
+	s := NewTestServer(t, &Options{RetryInterval: 1500 * time.Millisecond})
 	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"progress","arguments":{"count":1},"_meta":{"progressToken":1}}}`
-	sid := s.initialize(Version20251125)
-	_, body := s.do("POST", sessionHeaders(sid, Version20251125), call)
-	evs := events(t, body)
+	sid := s.Initialize(Version20251125)
+	_, body := s.Do("POST", SessionHeaders(sid, Version20251125), call)
+	evs := Events(t, body)
 	if len(evs) == 0 || !evs[0].HasID || len(evs[0].Data) != 0 || evs[0].Retry != 1500*time.Millisecond {
 		t.Fatalf("first event %+v; body %q", evs, body)
 	}
@@ -33,9 +33,9 @@ func TestPriming(t *testing.T) {
 			ids[e.ID] = true
 		}
 	}
-	sid2 := s.initialize(Version20250618)
-	_, body = s.do("POST", sessionHeaders(sid2, Version20250618), call)
-	for _, e := range events(t, body) {
+	sid2 := s.Initialize(Version20250618)
+	_, body = s.Do("POST", SessionHeaders(sid2, Version20250618), call)
+	for _, e := range Events(t, body) {
 		if !e.IsComment {
 			if len(e.Data) == 0 {
 				t.Errorf("2025-06-18 stream has a priming event %+v", e)
@@ -49,15 +49,15 @@ func TestPriming(t *testing.T) {
 // Last-Event-ID and receives exactly the rest of that stream, the response
 // included; an id naming another session's stream replays nothing.
 func TestResume(t *testing.T) {
-	s := newServer(t, nil)
+	s := NewTestServer(t, nil)
 	gate := make(chan struct{})
-	s.engine.gate = gate
-	sid := s.initialize(Version20251125)
+	s.Engine.Gate = gate
+	sid := s.Initialize(Version20251125)
 	ctx, cancel := context.WithCancel(context.Background())
-	resp := s.open(ctx, "POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"progress","arguments":{"count":3},"_meta":{"progressToken":"t"}}}`)
-	r := newSSEReader(t, resp.Body)
-	first := r.next() // priming
-	second := r.next()
+	resp := s.Open(ctx, "POST", SessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"progress","arguments":{"count":3},"_meta":{"progressToken":"t"}}}`)
+	r := NewSSEReader(t, resp.Body)
+	first := r.Next() // priming
+	second := r.Next()
 	if !strings.Contains(string(second.Data), `"progress":1`) {
 		t.Fatalf("second event %+v", second)
 	}
@@ -65,9 +65,9 @@ func TestResume(t *testing.T) {
 	// Wait until the server noticed, then let the call go on.
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		s.h.mu.Lock()
-		ls := s.h.live[sid]
-		s.h.mu.Unlock()
+		s.Handler.mu.Lock()
+		ls := s.Handler.live[sid]
+		s.Handler.mu.Unlock()
 		ls.mu.Lock()
 		st := ls.streams[strings.Split(first.ID, "_")[0]]
 		ls.mu.Unlock()
@@ -85,25 +85,25 @@ func TestResume(t *testing.T) {
 	gate <- struct{}{}
 	gate <- struct{}{}
 	// A foreign session cannot resume it.
-	other := s.initialize(Version20251125)
-	h := getHeaders(other, Version20251125)
+	other := s.Initialize(Version20251125)
+	h := GetHeaders(other, Version20251125)
 	h.Set("Last-Event-ID", second.ID)
-	if resp, body := s.do("GET", h, ""); resp.StatusCode != 400 || strings.Contains(body, "progress") {
+	if resp, body := s.Do("GET", h, ""); resp.StatusCode != 400 || strings.Contains(body, "progress") {
 		t.Errorf("foreign resume: %d %s", resp.StatusCode, body)
 	}
-	h = sessionHeaders(sid, Version20251125)
+	h = SessionHeaders(sid, Version20251125)
 	h.Set("Accept", "text/event-stream")
 	h.Set("Last-Event-ID", second.ID)
-	resp2, body := s.do("GET", h, "")
+	resp2, body := s.Do("GET", h, "")
 	if resp2.StatusCode != 200 {
 		t.Fatalf("resume: %d %s", resp2.StatusCode, body)
 	}
-	msgs := messages(t, events(t, body))
+	msgs := Messages(t, Events(t, body))
 	if len(msgs) != 3 || !strings.Contains(string(msgs[0].Params), `"progress":2`) || !strings.Contains(string(msgs[1].Params), `"progress":3`) || msgs[2].ID.Raw() != "9" {
 		t.Fatalf("replayed %d messages: %s", len(msgs), body)
 	}
 	h.Set("Last-Event-ID", "nosuch_1")
-	if resp, _ := s.do("GET", h, ""); resp.StatusCode != 400 {
+	if resp, _ := s.Do("GET", h, ""); resp.StatusCode != 400 {
 		t.Errorf("unknown stream: %d", resp.StatusCode)
 	}
 }
@@ -185,29 +185,29 @@ func TestResumeWithNothingMissed(t *testing.T) {
 // TestShutdownDrains: Shutdown waits for calls in flight and ends GET
 // streams; later requests get 503.
 func TestShutdownDrains(t *testing.T) {
-	s := newServer(t, nil)
+	s := NewTestServer(t, nil)
 	gate := make(chan struct{})
-	s.engine.gate = gate
-	sid := s.initialize(Version20251125)
-	h := getHeaders(sid, Version20251125)
-	get := s.open(context.Background(), "GET", h, "")
-	post := s.open(context.Background(), "POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"progress","arguments":{"count":2},"_meta":{"progressToken":1}}}`)
-	r := newSSEReader(t, post.Body)
-	if m := r.nextMessage(); m.Method != "notifications/progress" {
+	s.Engine.Gate = gate
+	sid := s.Initialize(Version20251125)
+	h := GetHeaders(sid, Version20251125)
+	get := s.Open(context.Background(), "GET", h, "")
+	post := s.Open(context.Background(), "POST", SessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"progress","arguments":{"count":2},"_meta":{"progressToken":1}}}`)
+	r := NewSSEReader(t, post.Body)
+	if m := r.NextMessage(); m.Method != "notifications/progress" {
 		t.Fatalf("got %+v", m)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	shut := make(chan error)
-	go func() { shut <- s.h.Shutdown(ctx) }()
+	go func() { shut <- s.Handler.Shutdown(ctx) }()
 	select {
 	case err := <-shut:
 		t.Fatalf("Shutdown returned before the call finished: %v", err)
 	case <-time.After(50 * time.Millisecond):
 	}
 	gate <- struct{}{}
-	r.nextMessage() // progress 2
-	if final := r.nextMessage(); final.ID.Raw() != "1" || !strings.Contains(string(final.Result), `"text":"2"`) {
+	r.NextMessage() // progress 2
+	if final := r.NextMessage(); final.ID.Raw() != "1" || !strings.Contains(string(final.Result), `"text":"2"`) {
 		t.Errorf("drained call answered %s", final.Result)
 	}
 	if err := <-shut; err != nil {
@@ -219,7 +219,7 @@ func TestShutdownDrains(t *testing.T) {
 			break // the GET stream ended
 		}
 	}
-	if resp, _ := s.do("POST", modernHeaders("server/discover"), `{}`); resp.StatusCode != http.StatusServiceUnavailable {
+	if resp, _ := s.Do("POST", ModernHeaders("server/discover"), `{}`); resp.StatusCode != http.StatusServiceUnavailable {
 		t.Errorf("after Shutdown: %d", resp.StatusCode)
 	}
 }
@@ -229,40 +229,40 @@ func TestShutdownDrains(t *testing.T) {
 func TestWriteTimeoutDoesNotKillStreams(t *testing.T) {
 	for _, hold := range []bool{false, true} {
 		t.Run(map[bool]string{false: "blocking", true: "parked"}[hold], func(t *testing.T) {
-			e := newTestEngine()
-			e.hold = hold
+			e := NewTestEngine()
+			e.Hold = hold
 			h := New(e, &Options{KeepAlive: 10 * time.Millisecond})
 			srv := httptest.NewUnstartedServer(h)
 			srv.Config.WriteTimeout = 50 * time.Millisecond
 			srv.Start()
 			defer srv.Close()
 			defer h.Shutdown(context.Background())
-			s := &server{t: t, h: h, engine: e, url: srv.URL, srv: srv, client: srv.Client()}
-			resp := s.open(context.Background(), "POST", modernHeaders("subscriptions/listen"), `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},`+meta+`}}`)
-			r := newSSEReader(t, resp.Body)
-			r.nextMessage()
+			s := &TestServer{T: t, Handler: h, Engine: e, URL: srv.URL, HTTPServer: srv, Client: srv.Client()}
+			resp := s.Open(context.Background(), "POST", ModernHeaders("subscriptions/listen"), `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},`+Meta+`}}`)
+			r := NewSSEReader(t, resp.Body)
+			r.NextMessage()
 			time.Sleep(150 * time.Millisecond)
-			s.engine.broadcast()
-			if m := r.nextMessage(); m.Method != "notifications/tools/list_changed" {
+			s.Engine.Broadcast()
+			if m := r.NextMessage(); m.Method != "notifications/tools/list_changed" {
 				t.Fatalf("got %s", m.Method)
 			}
 		})
 	}
 }
 
-// stallingEvents is an EventStore whose Append of a message blocks until
+// StallingEvents is an EventStore whose Append of a message blocks until
 // its context ends, as a remote store that stopped answering would.
-type stallingEvents struct {
+type StallingEvents struct {
 	*MemoryEventStore
-	entered chan struct{}
+	Entered chan struct{}
 }
 
-func (s *stallingEvents) Append(ctx context.Context, session, stream string, index int, data []byte) error {
+func (s *StallingEvents) Append(ctx context.Context, session, stream string, index int, data []byte) error {
 	if data == nil {
 		return s.MemoryEventStore.Append(ctx, session, stream, index, data)
 	}
 	select {
-	case s.entered <- struct{}{}:
+	case s.Entered <- struct{}{}:
 	default:
 	}
 	<-ctx.Done()
@@ -273,15 +273,15 @@ func (s *stallingEvents) Append(ctx context.Context, session, stream string, ind
 // Append holds a stream) neither keeps Shutdown past its deadline, which it
 // reports, nor holds the stream for longer than the store's time bound.
 func TestShutdownStalledEventStore(t *testing.T) {
-	ev := &stallingEvents{MemoryEventStore: NewMemoryEventStore(nil), entered: make(chan struct{}, 1)}
-	s := newServer(t, &Options{Events: ev})
-	s.initialize(Version20251125)
-	go s.engine.broadcast() // a session-level message: stored, under the stream's lock
-	<-ev.entered
+	ev := &StallingEvents{MemoryEventStore: NewMemoryEventStore(nil), Entered: make(chan struct{}, 1)}
+	s := NewTestServer(t, &Options{Events: ev})
+	s.Initialize(Version20251125)
+	go s.Engine.Broadcast() // a session-level message: stored, under the stream's lock
+	<-ev.Entered
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	res := make(chan error, 1)
-	go func() { res <- s.h.Shutdown(ctx) }()
+	go func() { res <- s.Handler.Shutdown(ctx) }()
 	select {
 	case err := <-res:
 		if !errors.Is(err, context.DeadlineExceeded) {
@@ -296,16 +296,16 @@ func TestShutdownStalledEventStore(t *testing.T) {
 // a stream (and whoever sends on it: here the engine's broadcast) for the
 // store's time bound at most, not for as long as the session lives.
 func TestStalledEventStoreBounded(t *testing.T) {
-	ev := &stallingEvents{MemoryEventStore: NewMemoryEventStore(nil), entered: make(chan struct{}, 1)}
-	s := newServer(t, &Options{Events: ev})
-	s.h.cfg.storeTimeout = 100 * time.Millisecond
-	s.initialize(Version20251125)
+	ev := &StallingEvents{MemoryEventStore: NewMemoryEventStore(nil), Entered: make(chan struct{}, 1)}
+	s := NewTestServer(t, &Options{Events: ev})
+	s.Handler.cfg.storeTimeout = 100 * time.Millisecond
+	s.Initialize(Version20251125)
 	sent := make(chan struct{})
 	go func() {
 		defer close(sent)
-		s.engine.broadcast()
+		s.Engine.Broadcast()
 	}()
-	<-ev.entered
+	<-ev.Entered
 	select {
 	case <-sent:
 	case <-time.After(3 * time.Second):
@@ -318,30 +318,30 @@ func TestStalledEventStoreBounded(t *testing.T) {
 // before the client opens its GET) reaches the first GET opened afresh,
 // and only once: a later GET does not get it again.
 func TestGETGetsWhatWaited(t *testing.T) {
-	s := newServer(t, nil)
-	sid := s.initialize(Version20251125)
-	s.engine.broadcast() // no GET yet
-	h := getHeaders(sid, Version20251125)
+	s := NewTestServer(t, nil)
+	sid := s.Initialize(Version20251125)
+	s.Engine.Broadcast() // no GET yet
+	h := GetHeaders(sid, Version20251125)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	first, drop := context.WithCancel(ctx)
-	r := newSSEReader(t, s.open(first, "GET", h, "").Body)
-	waited := r.next()
+	r := NewSSEReader(t, s.Open(first, "GET", h, "").Body)
+	waited := r.Next()
 	if !strings.Contains(string(waited.Data), "notifications/tools/list_changed") || waited.ID == "" {
 		t.Fatalf("the first GET's first event: %+v", waited)
 	}
 	drop()
-	eventually(t, "the first GET is let go", func() bool {
-		s.h.mu.Lock()
-		ls := s.h.live[sid]
-		s.h.mu.Unlock()
+	Eventually(t, "the first GET is let go", func() bool {
+		s.Handler.mu.Lock()
+		ls := s.Handler.live[sid]
+		s.Handler.mu.Unlock()
 		ls.standalone.mu.Lock()
 		defer ls.standalone.mu.Unlock()
 		return ls.standalone.resp.w == nil
 	})
-	r = newSSEReader(t, s.open(ctx, "GET", h, "").Body)
-	s.engine.broadcast()
-	if e := r.next(); e.ID == waited.ID || !strings.Contains(string(e.Data), "notifications/tools/list_changed") {
+	r = NewSSEReader(t, s.Open(ctx, "GET", h, "").Body)
+	s.Engine.Broadcast()
+	if e := r.Next(); e.ID == waited.ID || !strings.Contains(string(e.Data), "notifications/tools/list_changed") {
 		t.Errorf("the second GET's first event %+v, want the new list change (the waiting one was %s)", e, waited.ID)
 	}
 }
@@ -352,7 +352,7 @@ func TestGETGetsWhatWaited(t *testing.T) {
 // and never gets a call's (the earlier release's call stream 10000 is as
 // long as a copy's standalone id).
 func TestStandaloneIDs(t *testing.T) {
-	h := New(newTestEngine(), nil)
+	h := New(NewTestEngine(), nil)
 	ls := h.newLiveSession(&Session{ID: "S", Version: Version20251125}, "", "", nil)
 	defer ls.stop()
 	ls.newCallStream(h.newStream(nil, acceptance{sse: true}, streamRole{}))

@@ -17,14 +17,14 @@ import (
 // Regression tests for rules the transport implements that no other test
 // pins down. Each says what a client would notice if the rule broke.
 
-// progressCall is a 2025-era tools/call whose answer is an SSE stream: two
+// ProgressCall is a 2025-era tools/call whose answer is an SSE stream: two
 // progress notifications, then the response (id 1).
-const progressCall = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"progress","arguments":{"count":2},"_meta":{"progressToken":"p"}}}`
+const ProgressCall = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"progress","arguments":{"count":2},"_meta":{"progressToken":"p"}}}`
 
-// metaWithToken is a valid 2026-07-28 _meta object carrying progress
+// MetaWithToken is a valid 2026-07-28 _meta object carrying progress
 // token tok (a JSON value).
-func metaWithToken(tok string) string {
-	return `"_meta":{"progressToken":` + tok + `,` + strings.TrimPrefix(meta, `"_meta":{`)
+func MetaWithToken(tok string) string {
+	return `"_meta":{"progressToken":` + tok + `,` + strings.TrimPrefix(Meta, `"_meta":{`)
 }
 
 // TestNoDisconnectEventBefore20251125: when Options.MaxStreamDuration ends
@@ -37,23 +37,23 @@ func metaWithToken(tok string) string {
 func TestNoDisconnectEventBefore20251125(t *testing.T) {
 	const limit = 300 * time.Millisecond
 	for _, disableHijack := range []bool{false, true} {
-		s := newServer(t, &Options{MaxStreamDuration: limit, DisableHijack: disableHijack, RetryInterval: time.Second})
+		s := NewTestServer(t, &Options{MaxStreamDuration: limit, DisableHijack: disableHijack, RetryInterval: time.Second})
 		for _, version := range []string{Version20250326, Version20250618} {
-			sid := s.initialize(version)
+			sid := s.Initialize(version)
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			resp := s.open(ctx, "GET", getHeaders(sid, version), "")
+			resp := s.Open(ctx, "GET", GetHeaders(sid, version), "")
 			if resp.StatusCode != http.StatusOK {
 				t.Fatalf("%s: GET %d", version, resp.StatusCode)
 			}
-			r := newSSEReader(t, resp.Body)
+			r := NewSSEReader(t, resp.Body)
 			// An event with an id comes first, so the client has a
 			// Last-Event-ID when the stream ends.
-			s.engine.broadcast()
-			if m := r.nextMessage(); m.Method != "notifications/tools/list_changed" {
+			s.Engine.Broadcast()
+			if m := r.NextMessage(); m.Method != "notifications/tools/list_changed" {
 				t.Fatalf("%s: got %s", version, m.Method)
 			}
 			for {
-				e, err := r.r.Next()
+				e, err := r.R.Next()
 				if err != nil {
 					if !errors.Is(err, io.EOF) || ctx.Err() != nil {
 						t.Errorf("hijack off %v, %s: the stream did not end at its limit: %v %v", disableHijack, version, err, ctx.Err())
@@ -73,12 +73,12 @@ func TestNoDisconnectEventBefore20251125(t *testing.T) {
 // protocolVersion 2025-06-18, whatever the client asked for, and reports
 // the Call.Version of each tools/call on seen.
 type downgradeEngine struct {
-	*testEngine
+	*TestEngine
 	seen chan string
 }
 
 func (e downgradeEngine) Serve(ctx context.Context, call *Call) (*jsonrpc.Message, error) {
-	resp, err := e.testEngine.Serve(ctx, call)
+	resp, err := e.TestEngine.Serve(ctx, call)
 	switch call.Request.Method {
 	case "initialize":
 		var res map[string]any
@@ -101,29 +101,29 @@ func (e downgradeEngine) Serve(ctx context.Context, call *Call) (*jsonrpc.Messag
 // the stored record (read by other instances) says 2025-06-18. Digest
 // 1.11 (the server may answer another version) and 1.7.
 func TestSessionVersionFromInitializeResult(t *testing.T) {
-	te := newTestEngine()
-	s := startServer(t, te, nil, nil, false)
-	de := downgradeEngine{testEngine: te, seen: make(chan string, 4)}
-	s.h.engine = de
+	te := NewTestEngine()
+	s := StartTestServer(t, te, nil, nil, false)
+	de := downgradeEngine{TestEngine: te, seen: make(chan string, 4)}
+	s.Handler.engine = de
 
-	h := sessionHeaders("", "")
-	resp, body := s.do("POST", h, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	h := SessionHeaders("", "")
+	resp, body := s.Do("POST", h, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	sid := resp.Header.Get("Mcp-Session-Id")
 	if resp.StatusCode != http.StatusOK || sid == "" || !strings.Contains(body, `"protocolVersion":"2025-06-18"`) {
 		t.Fatalf("initialize: %d %q %s", resp.StatusCode, sid, body)
 	}
-	if resp, _ := s.do("POST", sessionHeaders(sid, Version20250618), `{"jsonrpc":"2.0","method":"notifications/initialized"}`); resp.StatusCode != http.StatusAccepted {
+	if resp, _ := s.Do("POST", SessionHeaders(sid, Version20250618), `{"jsonrpc":"2.0","method":"notifications/initialized"}`); resp.StatusCode != http.StatusAccepted {
 		t.Fatalf("initialized: %d", resp.StatusCode)
 	}
 
-	_, body = s.do("POST", sessionHeaders(sid, Version20250618), progressCall)
-	evs := events(t, body)
+	_, body = s.Do("POST", SessionHeaders(sid, Version20250618), ProgressCall)
+	evs := Events(t, body)
 	for _, e := range evs {
 		if !e.IsComment && len(e.Data) == 0 {
 			t.Errorf("a session negotiated down to 2025-06-18 got a priming event (id %q); body %q", e.ID, body)
 		}
 	}
-	if n := len(messages(t, evs)); n != 3 {
+	if n := len(Messages(t, evs)); n != 3 {
 		t.Errorf("%d messages, want 2 progress notifications and the response; body %q", n, body)
 	}
 	select {
@@ -134,7 +134,7 @@ func TestSessionVersionFromInitializeResult(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the engine never saw the call")
 	}
-	if rec, err := s.h.sessions.Get(context.Background(), sid); err != nil || rec.Version != Version20250618 {
+	if rec, err := s.Handler.sessions.Get(context.Background(), sid); err != nil || rec.Version != Version20250618 {
 		t.Errorf("stored session: %v, version %q, want 2025-06-18", err, rec.Version)
 	}
 }
@@ -147,13 +147,13 @@ func TestSessionVersionFromInitializeResult(t *testing.T) {
 func TestNoIDsWithoutResumability(t *testing.T) {
 	// DisableResumability wins over an EventStore passed with it.
 	for _, store := range []EventStore{nil, NewMemoryEventStore(nil)} {
-		s := newServer(t, &Options{DisableResumability: true, Events: store, RetryInterval: time.Second})
-		sid := s.initialize(Version20251125)
-		resp, body := s.do("POST", sessionHeaders(sid, Version20251125), progressCall)
+		s := NewTestServer(t, &Options{DisableResumability: true, Events: store, RetryInterval: time.Second})
+		sid := s.Initialize(Version20251125)
+		resp, body := s.Do("POST", SessionHeaders(sid, Version20251125), ProgressCall)
 		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
 			t.Fatalf("store %v: call: %d %v", store != nil, resp.StatusCode, resp.Header)
 		}
-		evs := events(t, body)
+		evs := Events(t, body)
 		for _, e := range evs {
 			if e.IsComment {
 				continue
@@ -162,13 +162,13 @@ func TestNoIDsWithoutResumability(t *testing.T) {
 				t.Errorf("store %v: event id %q (%v) retry %v data %q: want data, and no id or retry", store != nil, e.ID, e.HasID, e.Retry, e.Data)
 			}
 		}
-		if n := len(messages(t, evs)); n != 3 {
+		if n := len(Messages(t, evs)); n != 3 {
 			t.Errorf("store %v: %d messages, want 2 progress notifications and the response; body %q", store != nil, n, body)
 		}
 
-		r := s.openGET(t, sid)
-		s.engine.broadcast()
-		if e := r.next(); e.HasID || len(e.Data) == 0 {
+		r := s.OpenGET(t, sid)
+		s.Engine.Broadcast()
+		if e := r.Next(); e.HasID || len(e.Data) == 0 {
 			t.Errorf("store %v: GET stream event id %q (%v) data %q: want data and no id", store != nil, e.ID, e.HasID, e.Data)
 		}
 	}
@@ -180,24 +180,24 @@ func TestNoIDsWithoutResumability(t *testing.T) {
 // tell the client it missed nothing. Digest 1.6 ([SDK] unknown event id →
 // 400).
 func TestResumeRefusedWithoutResumability(t *testing.T) {
-	s := newServer(t, &Options{DisableResumability: true})
-	sid := s.initialize(Version20251125)
-	s.h.mu.Lock()
-	standalone := s.h.live[sid].standalone.events.id
-	s.h.mu.Unlock()
+	s := NewTestServer(t, &Options{DisableResumability: true})
+	sid := s.Initialize(Version20251125)
+	s.Handler.mu.Lock()
+	standalone := s.Handler.live[sid].standalone.events.id
+	s.Handler.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	for _, id := range []string{standalone + "_1", "nosuch_1"} {
-		h := getHeaders(sid, Version20251125)
+		h := GetHeaders(sid, Version20251125)
 		h.Set("Last-Event-ID", id)
 		// Not s.do: a stream wrongly opened would never end.
-		resp := s.open(ctx, "GET", h, "")
+		resp := s.Open(ctx, "GET", h, "")
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusBadRequest {
 			t.Errorf("GET with Last-Event-ID %q: %d", id, resp.StatusCode)
 		}
 	}
-	if resp, body := s.do("POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`); resp.StatusCode != http.StatusOK {
+	if resp, body := s.Do("POST", SessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`); resp.StatusCode != http.StatusOK {
 		t.Errorf("the session after a refused resume: %d %s", resp.StatusCode, body)
 	}
 }
@@ -209,19 +209,19 @@ func TestResumeRefusedWithoutResumability(t *testing.T) {
 // rules the engine does not follow. Digest 1.10 ("invalid or
 // unsupported … MUST answer 400").
 func TestVersionHeaderNotServedByEngine(t *testing.T) {
-	te := newTestEngine()
-	s := startServer(t, te, nil, nil, false)
-	s.h.engine = versionsEngine{te, []string{Version20260728, Version20251125}}
-	sid := s.initialize(Version20251125)
+	te := NewTestEngine()
+	s := StartTestServer(t, te, nil, nil, false)
+	s.Handler.engine = versionsEngine{te, []string{Version20260728, Version20251125}}
+	sid := s.Initialize(Version20251125)
 	list := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
 	for _, v := range []string{Version20250618, Version20250326} {
-		h := sessionHeaders(sid, Version20251125)
+		h := SessionHeaders(sid, Version20251125)
 		h.Set("Mcp-Protocol-Version", v)
-		if resp, body := s.do("POST", h, list); resp.StatusCode != http.StatusBadRequest {
+		if resp, body := s.Do("POST", h, list); resp.StatusCode != http.StatusBadRequest {
 			t.Errorf("MCP-Protocol-Version %s, not served: %d %s", v, resp.StatusCode, body)
 		}
 	}
-	if resp, body := s.do("POST", sessionHeaders(sid, Version20251125), list); resp.StatusCode != http.StatusOK {
+	if resp, body := s.Do("POST", SessionHeaders(sid, Version20251125), list); resp.StatusCode != http.StatusOK {
 		t.Errorf("MCP-Protocol-Version 2025-11-25, served: %d %s", resp.StatusCode, body)
 	}
 }
@@ -234,31 +234,31 @@ func TestVersionHeaderNotServedByEngine(t *testing.T) {
 // Last-Event-ID) is the 2024-11-05 handshake, tested elsewhere. Digest
 // 1.8 ("SHOULD answer 400 to a request … that has no session id").
 func TestGetDeleteNeedSessionID(t *testing.T) {
-	s := newServer(t, nil)
-	sid := s.initialize(Version20251125)
+	s := NewTestServer(t, nil)
+	sid := s.Initialize(Version20251125)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	resume := getHeaders("", "")
+	resume := GetHeaders("", "")
 	resume.Set("Last-Event-ID", "x_1")
 	for _, tc := range []struct {
 		name   string
 		method string
 		header http.Header
 	}{
-		{"GET, 2025-11-25", "GET", getHeaders("", Version20251125)},
-		{"GET, 2025-06-18", "GET", getHeaders("", Version20250618)},
+		{"GET, 2025-11-25", "GET", GetHeaders("", Version20251125)},
+		{"GET, 2025-06-18", "GET", GetHeaders("", Version20250618)},
 		{"GET with Last-Event-ID", "GET", resume},
-		{"DELETE, 2025-11-25", "DELETE", sessionHeaders("", Version20251125)},
-		{"DELETE, no version", "DELETE", sessionHeaders("", "")},
+		{"DELETE, 2025-11-25", "DELETE", SessionHeaders("", Version20251125)},
+		{"DELETE, no version", "DELETE", SessionHeaders("", "")},
 	} {
 		// Not s.do: a stream wrongly opened would never end.
-		resp := s.open(ctx, tc.method, tc.header, "")
+		resp := s.Open(ctx, tc.method, tc.header, "")
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusBadRequest {
 			t.Errorf("%s without Mcp-Session-Id: %d %s", tc.name, resp.StatusCode, resp.Header.Get("Content-Type"))
 		}
 	}
-	if resp, body := s.do("POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); resp.StatusCode != http.StatusOK {
+	if resp, body := s.Do("POST", SessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); resp.StatusCode != http.StatusOK {
 		t.Errorf("the session after the refused DELETEs: %d %s", resp.StatusCode, body)
 	}
 }
@@ -271,12 +271,12 @@ func TestGetDeleteNeedSessionID(t *testing.T) {
 // ("visible ASCII 0x21–0x7E"; [SDK] re-initialising → 400 -32600, header
 // sent twice → 400).
 func TestReinitializeAndBadSessionHeader(t *testing.T) {
-	s := newServer(t, nil)
-	sid := s.initialize(Version20251125)
-	resp, body := s.do("POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	s := NewTestServer(t, nil)
+	sid := s.Initialize(Version20251125)
+	resp, body := s.Do("POST", SessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	if resp.StatusCode != http.StatusBadRequest {
 		t.Errorf("initialize in a session: %d %s", resp.StatusCode, body)
-	} else if id, code, _ := rpcError(t, body); id != "7" || code != jsonrpc.CodeInvalidRequest {
+	} else if id, code, _ := RPCError(t, body); id != "7" || code != jsonrpc.CodeInvalidRequest {
 		t.Errorf("initialize in a session: id %s code %d, want 7 and -32600", id, code)
 	}
 	if got := resp.Header.Get("Mcp-Session-Id"); got != "" {
@@ -285,12 +285,12 @@ func TestReinitializeAndBadSessionHeader(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	twice := sessionHeaders(sid, Version20251125)
+	twice := SessionHeaders(sid, Version20251125)
 	twice["Mcp-Session-Id"] = []string{sid, sid}
-	otherCase := sessionHeaders(sid, Version20251125)
+	otherCase := SessionHeaders(sid, Version20251125)
 	otherCase["MCP-Session-Id"] = []string{sid} // sent as written: the server folds the two
-	space := sessionHeaders(sid[:8]+" "+sid[8:], Version20251125)
-	nonASCII := sessionHeaders(sid+"\xc3\xa9", Version20251125)
+	space := SessionHeaders(sid[:8]+" "+sid[8:], Version20251125)
+	nonASCII := SessionHeaders(sid+"\xc3\xa9", Version20251125)
 	for _, tc := range []struct {
 		name string
 		h    http.Header
@@ -306,14 +306,14 @@ func TestReinitializeAndBadSessionHeader(t *testing.T) {
 				h.Set("Accept", "text/event-stream")
 			}
 			// Not s.do: a GET stream wrongly opened would never end.
-			resp := s.open(ctx, method, h, body)
+			resp := s.Open(ctx, method, h, body)
 			resp.Body.Close()
 			if resp.StatusCode != http.StatusBadRequest {
 				t.Errorf("%s, Mcp-Session-Id %s: %d", method, name, resp.StatusCode)
 			}
 		}
 	}
-	if resp, body := s.do("POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`); resp.StatusCode != http.StatusOK {
+	if resp, body := s.Do("POST", SessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`); resp.StatusCode != http.StatusOK {
 		t.Errorf("the session after the refused requests: %d %s", resp.StatusCode, body)
 	}
 }
@@ -323,14 +323,14 @@ func TestReinitializeAndBadSessionHeader(t *testing.T) {
 // error it reports on errs), another progress notification, then its
 // result.
 type askingEngine struct {
-	*testEngine
+	*TestEngine
 	errs chan error
 }
 
 func (e askingEngine) Serve(ctx context.Context, call *Call) (*jsonrpc.Message, error) {
 	var p toolParams
 	if call.Request.Method != "tools/call" || json.Unmarshal(call.Request.Params, &p) != nil || p.Name != "ask" {
-		return e.testEngine.Serve(ctx, call)
+		return e.TestEngine.Serve(ctx, call)
 	}
 	progress := func(n int) error {
 		params := `{"progressToken":` + string(p.Meta.ProgressToken) + `,"progress":` + strconv.Itoa(n) + `}`
@@ -353,13 +353,13 @@ func (e askingEngine) Serve(ctx context.Context, call *Call) (*jsonrpc.Message, 
 // them), and the conformance suite fails any frame whose method is not a
 // notification. Digest 2.1 (item 5) and 2.3.
 func TestModernNoServerRequests(t *testing.T) {
-	te := newTestEngine()
-	s := startServer(t, te, nil, nil, false)
-	ae := askingEngine{testEngine: te, errs: make(chan error, 1)}
-	s.h.engine = ae
-	h := modernHeaders("tools/call")
+	te := NewTestEngine()
+	s := StartTestServer(t, te, nil, nil, false)
+	ae := askingEngine{TestEngine: te, errs: make(chan error, 1)}
+	s.Handler.engine = ae
+	h := ModernHeaders("tools/call")
 	h.Set("Mcp-Name", "ask")
-	resp, body := s.do("POST", h, `{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"ask","arguments":{},`+metaWithToken(`"a"`)+`}}`)
+	resp, body := s.Do("POST", h, `{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"ask","arguments":{},`+MetaWithToken(`"a"`)+`}}`)
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
 		t.Fatalf("call: %d %v %s", resp.StatusCode, resp.Header, body)
 	}
@@ -371,7 +371,7 @@ func TestModernNoServerRequests(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the engine never tried the request")
 	}
-	msgs := messages(t, events(t, body))
+	msgs := Messages(t, Events(t, body))
 	progress := 0
 	for i, m := range msgs {
 		switch {
@@ -398,23 +398,23 @@ func TestModernNoServerRequests(t *testing.T) {
 // TestLegacySessionNotAStreamableSession. Digest 3 ("POST with unknown
 // … session 404") and 1.8.
 func TestLegacyURLRefusesStreamableSession(t *testing.T) {
-	s := newServer(t, nil)
-	sid := s.initialize(Version20251125)
+	s := NewTestServer(t, nil)
+	sid := s.Initialize(Version20251125)
 	h := http.Header{"Content-Type": {"application/json"}}
 	for _, body := range []string{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, `{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`} {
-		if resp, got := s.doURL("POST", s.url+"?sessionId="+sid, h, body); resp.StatusCode != http.StatusNotFound {
+		if resp, got := s.DoURL("POST", s.URL+"?sessionId="+sid, h, body); resp.StatusCode != http.StatusNotFound {
 			t.Errorf("POST %s to ?sessionId=<2025 session>: %d %s", body, resp.StatusCode, got)
 		}
 	}
-	s.engine.mu.Lock()
-	notified := append([]string(nil), s.engine.notified...)
-	s.engine.mu.Unlock()
+	s.Engine.Mu.Lock()
+	notified := append([]string(nil), s.Engine.Notified...)
+	s.Engine.Mu.Unlock()
 	for _, m := range notified {
 		if m == "notifications/roots/list_changed" {
 			t.Error("the engine received a notification POSTed to the 2024-11-05 URL")
 		}
 	}
-	if resp, body := s.do("POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`); resp.StatusCode != http.StatusOK {
+	if resp, body := s.Do("POST", SessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`); resp.StatusCode != http.StatusOK {
 		t.Errorf("the session afterwards: %d %s", resp.StatusCode, body)
 	}
 }
@@ -425,21 +425,21 @@ func TestLegacyURLRefusesStreamableSession(t *testing.T) {
 // 2026-07-28 GET gets 405: TestModernGetDelete.) Digest 2.1 (item 4) and
 // 2.10.
 func TestModernIgnoresLastEventID(t *testing.T) {
-	s := newServer(t, nil)
-	h := modernHeaders("tools/call")
+	s := NewTestServer(t, nil)
+	h := ModernHeaders("tools/call")
 	h.Set("Mcp-Name", "progress")
 	h.Set("Last-Event-ID", "x_1")
-	resp, body := s.do("POST", h, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"progress","arguments":{"count":2},`+metaWithToken(`"m"`)+`}}`)
+	resp, body := s.Do("POST", h, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"progress","arguments":{"count":2},`+MetaWithToken(`"m"`)+`}}`)
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
 		t.Fatalf("call with Last-Event-ID: %d %v %s", resp.StatusCode, resp.Header, body)
 	}
-	evs := events(t, body)
+	evs := Events(t, body)
 	for _, e := range evs {
 		if e.HasID {
 			t.Errorf("a 2026-07-28 event with id %q: %q", e.ID, e.Data)
 		}
 	}
-	msgs := messages(t, evs)
+	msgs := Messages(t, evs)
 	if len(msgs) != 3 || msgs[2].ID.Raw() != "3" || !msgs[2].IsResponse() {
 		t.Errorf("want 2 progress notifications and the response; body %q", body)
 	}

@@ -11,22 +11,22 @@ import (
 	"time"
 )
 
-// pair starts two instances sharing one SessionStore (opts.Sessions, or a
+// Pair starts two instances sharing one SessionStore (opts.Sessions, or a
 // new MemorySessionStore) and opts' other settings, as behind a load
 // balancer.
-func pair(t *testing.T, opts Options) (a, b *server) {
+func Pair(t *testing.T, opts Options) (a, b *TestServer) {
 	t.Helper()
 	if opts.Sessions == nil {
 		opts.Sessions = NewMemorySessionStore()
 	}
 	oa, ob := opts, opts
-	return startServer(t, newTestEngine(), &oa, nil, false), startServer(t, newTestEngine(), &ob, nil, false)
+	return StartTestServer(t, NewTestEngine(), &oa, nil, false), StartTestServer(t, NewTestEngine(), &ob, nil, false)
 }
 
-const listTools = `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+const ListTools = `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
 
 // standaloneOf is the id of the standalone stream of s's copy of session sid.
-func standaloneOf(t *testing.T, s *server, sid string) string {
+func standaloneOf(t *testing.T, s *TestServer, sid string) string {
 	t.Helper()
 	return liveOf(t, s, sid).standalone.events.id // set when the copy is made
 }
@@ -35,28 +35,28 @@ func standaloneOf(t *testing.T, s *server, sid string) string {
 // every instance sharing the store (spec 2025-11-25 basic/transports#session-management: 404 from then on), and
 // the other instance's GET stream ends with it.
 func TestSharedStoreDelete(t *testing.T) {
-	a, b := pair(t, Options{SessionIdleTimeout: 100 * time.Millisecond})
-	sid := a.initialize(Version20251125)
-	if resp, body := b.do("POST", sessionHeaders(sid, Version20251125), listTools); resp.StatusCode != 200 {
+	a, b := Pair(t, Options{SessionIdleTimeout: 100 * time.Millisecond})
+	sid := a.Initialize(Version20251125)
+	if resp, body := b.Do("POST", SessionHeaders(sid, Version20251125), ListTools); resp.StatusCode != 200 {
 		t.Fatalf("B serves the session: %d %s", resp.StatusCode, body)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	h := getHeaders(sid, Version20251125)
-	get := b.open(ctx, "GET", h, "")
+	h := GetHeaders(sid, Version20251125)
+	get := b.Open(ctx, "GET", h, "")
 	if get.StatusCode != 200 {
 		t.Fatalf("GET on B: %d", get.StatusCode)
 	}
-	if resp, _ := a.do("DELETE", sessionHeaders(sid, Version20251125), ""); resp.StatusCode != 200 {
+	if resp, _ := a.Do("DELETE", SessionHeaders(sid, Version20251125), ""); resp.StatusCode != 200 {
 		t.Fatalf("DELETE on A: %d", resp.StatusCode)
 	}
-	if resp, body := b.do("POST", sessionHeaders(sid, Version20251125), listTools); resp.StatusCode != 404 {
+	if resp, body := b.Do("POST", SessionHeaders(sid, Version20251125), ListTools); resp.StatusCode != 404 {
 		t.Errorf("B after DELETE on A: %d %s", resp.StatusCode, body)
 	}
 	// B's GET stream ends (at the latest on B's next janitor round).
-	r := newSSEReader(t, get.Body)
+	r := NewSSEReader(t, get.Body)
 	for {
-		e, err := r.r.Next()
+		e, err := r.R.Next()
 		if err != nil {
 			if ctx.Err() != nil {
 				t.Fatal("B's GET stream outlived the session")
@@ -71,14 +71,14 @@ func TestSharedStoreDelete(t *testing.T) {
 // not end it while another instance serves it: the record stays, and the
 // first instance serves the session again when a request comes back.
 func TestSharedStoreIdleElsewhere(t *testing.T) {
-	a, b := pair(t, Options{SessionIdleTimeout: 150 * time.Millisecond})
-	sid := a.initialize(Version20251125)
+	a, b := Pair(t, Options{SessionIdleTimeout: 150 * time.Millisecond})
+	sid := a.Initialize(Version20251125)
 	for end := time.Now().Add(600 * time.Millisecond); time.Now().Before(end); time.Sleep(30 * time.Millisecond) {
-		if resp, body := b.do("POST", sessionHeaders(sid, Version20251125), listTools); resp.StatusCode != 200 {
+		if resp, body := b.Do("POST", SessionHeaders(sid, Version20251125), ListTools); resp.StatusCode != 200 {
 			t.Fatalf("B: %d %s", resp.StatusCode, body)
 		}
 	}
-	if resp, body := a.do("POST", sessionHeaders(sid, Version20251125), listTools); resp.StatusCode != 200 {
+	if resp, body := a.Do("POST", SessionHeaders(sid, Version20251125), ListTools); resp.StatusCode != 200 {
 		t.Errorf("A after the session was busy on B only: %d %s", resp.StatusCode, body)
 	}
 }
@@ -89,29 +89,29 @@ func TestSharedStoreIdleElsewhere(t *testing.T) {
 // expires everywhere and its events are forgotten.
 func TestSharedStoreHeldStream(t *testing.T) {
 	events := NewMemoryEventStore(nil)
-	a, b := pair(t, Options{SessionIdleTimeout: 100 * time.Millisecond, Events: events})
-	sid := a.initialize(Version20251125)
+	a, b := Pair(t, Options{SessionIdleTimeout: 100 * time.Millisecond, Events: events})
+	sid := a.Initialize(Version20251125)
 	aStandalone := standaloneOf(t, a, sid)
 	ctx, cancel := context.WithCancel(context.Background())
-	h := getHeaders(sid, Version20251125)
-	get := a.open(ctx, "GET", h, "")
+	h := GetHeaders(sid, Version20251125)
+	get := a.Open(ctx, "GET", h, "")
 	if get.StatusCode != 200 {
 		t.Fatalf("GET on A: %d", get.StatusCode)
 	}
-	r := newSSEReader(t, get.Body)
-	a.engine.broadcast() // an event stored for the session
-	if e := r.next(); e.ID == "" {
+	r := NewSSEReader(t, get.Body)
+	a.Engine.Broadcast() // an event stored for the session
+	if e := r.Next(); e.ID == "" {
 		t.Fatalf("stored event without id: %+v", e)
 	}
 	time.Sleep(500 * time.Millisecond)
-	if resp, body := b.do("POST", sessionHeaders(sid, Version20251125), listTools); resp.StatusCode != 200 {
+	if resp, body := b.Do("POST", SessionHeaders(sid, Version20251125), ListTools); resp.StatusCode != 200 {
 		t.Fatalf("B while A holds the GET stream: %d %s", resp.StatusCode, body)
 	}
 	cancel()
 	get.Body.Close()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		resp, _ := a.do("POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
+		resp, _ := a.Do("POST", SessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
 		if resp.StatusCode == 404 {
 			break
 		}
@@ -120,7 +120,7 @@ func TestSharedStoreHeldStream(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	if resp, _ := b.do("POST", sessionHeaders(sid, Version20251125), listTools); resp.StatusCode != 404 {
+	if resp, _ := b.Do("POST", SessionHeaders(sid, Version20251125), ListTools); resp.StatusCode != 404 {
 		t.Errorf("B after expiry: %d", resp.StatusCode)
 	}
 	for time.Now().Before(deadline) {
@@ -138,21 +138,21 @@ func TestSharedStoreHeldStream(t *testing.T) {
 // instance resumes its own.
 func TestSharedStoreEventIDs(t *testing.T) {
 	events := NewMemoryEventStore(nil)
-	a, b := pair(t, Options{Events: events})
-	sid := a.initialize(Version20251125)
+	a, b := Pair(t, Options{Events: events})
+	sid := a.Initialize(Version20251125)
 	seen := map[string]string{}
-	for name, s := range map[string]*server{"A": a, "B": b} {
+	for name, s := range map[string]*TestServer{"A": a, "B": b} {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		h := getHeaders(sid, Version20251125)
-		resp := s.open(ctx, "GET", h, "")
+		h := GetHeaders(sid, Version20251125)
+		resp := s.Open(ctx, "GET", h, "")
 		if resp.StatusCode != 200 {
 			t.Fatalf("GET on %s: %d", name, resp.StatusCode)
 		}
-		r := newSSEReader(t, resp.Body)
-		s.engine.broadcast()
-		e := r.next()
-		if other, dup := seen[e.ID]; dup || !strings.HasPrefix(e.ID, s.h.tag) {
-			t.Errorf("%s's event id %q (also used by %q; tag %q)", name, e.ID, other, s.h.tag)
+		r := NewSSEReader(t, resp.Body)
+		s.Engine.Broadcast()
+		e := r.Next()
+		if other, dup := seen[e.ID]; dup || !strings.HasPrefix(e.ID, s.Handler.tag) {
+			t.Errorf("%s's event id %q (also used by %q; tag %q)", name, e.ID, other, s.Handler.tag)
 		}
 		seen[e.ID] = name
 		cancel()
@@ -160,13 +160,13 @@ func TestSharedStoreEventIDs(t *testing.T) {
 	}
 	// Resuming names the stream and so the instance that holds it.
 	for id, name := range seen {
-		s := map[string]*server{"A": a, "B": b}[name]
-		h := getHeaders(sid, Version20251125)
+		s := map[string]*TestServer{"A": a, "B": b}[name]
+		h := GetHeaders(sid, Version20251125)
 		h.Set("Last-Event-ID", id)
 		deadline := time.Now().Add(5 * time.Second)
 		for {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			resp := s.open(ctx, "GET", h, "")
+			resp := s.Open(ctx, "GET", h, "")
 			code := resp.StatusCode
 			cancel()
 			resp.Body.Close()
@@ -188,15 +188,15 @@ func TestSharedStoreEventIDs(t *testing.T) {
 func TestSharedStoreGoneForgetsEvents(t *testing.T) {
 	events := NewMemoryEventStore(nil)
 	store := NewMemorySessionStore()
-	a := startServer(t, newTestEngine(), &Options{Sessions: store, Events: events, SessionIdleTimeout: time.Hour}, nil, false)
-	sid := a.initialize(Version20251125)
+	a := StartTestServer(t, NewTestEngine(), &Options{Sessions: store, Events: events, SessionIdleTimeout: time.Hour}, nil, false)
+	sid := a.Initialize(Version20251125)
 	aStandalone := standaloneOf(t, a, sid)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	h := getHeaders(sid, Version20251125)
-	r := newSSEReader(t, a.open(ctx, "GET", h, "").Body)
-	a.engine.broadcast()
-	if e := r.next(); e.ID == "" {
+	h := GetHeaders(sid, Version20251125)
+	r := NewSSEReader(t, a.Open(ctx, "GET", h, "").Body)
+	a.Engine.Broadcast()
+	if e := r.Next(); e.ID == "" {
 		t.Fatalf("event without id: %+v", e)
 	}
 	if _, err := events.After(ctx, sid, aStandalone, 0); err != nil {
@@ -205,7 +205,7 @@ func TestSharedStoreGoneForgetsEvents(t *testing.T) {
 	if err := store.Delete(ctx, sid); err != nil { // as another instance's DELETE would
 		t.Fatal(err)
 	}
-	if resp, body := a.do("POST", sessionHeaders(sid, Version20251125), listTools); resp.StatusCode != 404 {
+	if resp, body := a.Do("POST", SessionHeaders(sid, Version20251125), ListTools); resp.StatusCode != 404 {
 		t.Fatalf("after the record is gone: %d %s", resp.StatusCode, body)
 	}
 	if _, err := events.After(ctx, sid, aStandalone, 0); !errors.Is(err, ErrEventsGone) {
@@ -219,32 +219,32 @@ func TestSharedStoreGoneForgetsEvents(t *testing.T) {
 // touched within the last eighth).
 func TestSharedStoreLongCallKeepsRecord(t *testing.T) {
 	const idle = time.Second
-	a, b := pair(t, Options{SessionIdleTimeout: idle})
-	a.engine.gate = make(chan struct{})
-	sid := a.initialize(Version20251125)
+	a, b := Pair(t, Options{SessionIdleTimeout: idle})
+	a.Engine.Gate = make(chan struct{})
+	sid := a.Initialize(Version20251125)
 	done := make(chan int)
 	go func() {
-		resp, _ := a.do("POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"remember","arguments":{"text":"r"}}}`)
+		resp, _ := a.Do("POST", SessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"remember","arguments":{"text":"r"}}}`)
 		done <- resp.StatusCode
 	}()
-	<-a.engine.started
+	<-a.Engine.Started
 	time.Sleep(2 * idle)
 	ended := time.Now() // the call ends after this
-	close(a.engine.gate)
+	close(a.Engine.Gate)
 	if code := <-done; code != 200 {
 		t.Fatalf("the long call: %d", code)
 	}
 	// The record's life runs from the call's end, not from the janitor's
 	// last round (up to a quarter of idle before). Read from the store, so
 	// that a loaded machine's delays cannot fail the test.
-	store := a.h.sessions.(*MemorySessionStore)
+	store := a.Handler.sessions.(*MemorySessionStore)
 	store.mu.Lock()
 	expires := store.records[sid].expires
 	store.mu.Unlock()
 	if min := ended.Add(idle * 7 / 8); expires.Before(min) {
 		t.Errorf("after a long call the record expires %v after the call's end, want at least %v", expires.Sub(ended), idle*7/8)
 	}
-	if resp, body := b.do("POST", sessionHeaders(sid, Version20251125), listTools); resp.StatusCode != 200 {
+	if resp, body := b.Do("POST", SessionHeaders(sid, Version20251125), ListTools); resp.StatusCode != 200 {
 		t.Errorf("B after a long call ended (idle timeout %v): %d %s", idle, resp.StatusCode, body)
 	}
 }
@@ -252,21 +252,21 @@ func TestSharedStoreLongCallKeepsRecord(t *testing.T) {
 // TestSharedStoreDeleteNotUndone: a call that ends after a DELETE on
 // another instance does not write the session back.
 func TestSharedStoreDeleteNotUndone(t *testing.T) {
-	a, b := pair(t, Options{SessionIdleTimeout: -1}) // no janitor to notice the DELETE
-	a.engine.gate = make(chan struct{})
-	sid := a.initialize(Version20251125)
+	a, b := Pair(t, Options{SessionIdleTimeout: -1}) // no janitor to notice the DELETE
+	a.Engine.Gate = make(chan struct{})
+	sid := a.Initialize(Version20251125)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		a.do("POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"remember","arguments":{"text":"r"}}}`)
+		a.Do("POST", SessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"remember","arguments":{"text":"r"}}}`)
 	}()
-	<-a.engine.started
-	if resp, _ := b.do("DELETE", sessionHeaders(sid, Version20251125), ""); resp.StatusCode != 200 {
+	<-a.Engine.Started
+	if resp, _ := b.Do("DELETE", SessionHeaders(sid, Version20251125), ""); resp.StatusCode != 200 {
 		t.Fatalf("DELETE on B: %d", resp.StatusCode)
 	}
-	close(a.engine.gate) // the call ends and its state changed
+	close(a.Engine.Gate) // the call ends and its state changed
 	<-done
-	if resp, body := b.do("POST", sessionHeaders(sid, Version20251125), listTools); resp.StatusCode != 404 {
+	if resp, body := b.Do("POST", SessionHeaders(sid, Version20251125), ListTools); resp.StatusCode != 404 {
 		t.Errorf("after the call on A ended: %d %s", resp.StatusCode, body)
 	}
 }
@@ -275,32 +275,32 @@ func TestSharedStoreDeleteNotUndone(t *testing.T) {
 // one instance resumes on another with a shared EventStore: it gets the
 // events it missed, then the new instance's live ones.
 func TestSharedStoreResumeElsewhere(t *testing.T) {
-	a, b := pair(t, Options{Events: NewMemoryEventStore(nil)})
-	sid := a.initialize(Version20251125)
+	a, b := Pair(t, Options{Events: NewMemoryEventStore(nil)})
+	sid := a.Initialize(Version20251125)
 	aStandalone := standaloneOf(t, a, sid)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	h := getHeaders(sid, Version20251125)
+	h := GetHeaders(sid, Version20251125)
 	actx, drop := context.WithCancel(ctx)
-	resp := a.open(actx, "GET", h, "")
-	a.engine.broadcast()
-	first := newSSEReader(t, resp.Body).next()
+	resp := a.Open(actx, "GET", h, "")
+	a.Engine.Broadcast()
+	first := NewSSEReader(t, resp.Body).Next()
 	drop()
 	resp.Body.Close()
-	eventually(t, "A's GET stream is let go", func() bool {
-		a.engine.broadcast() // missed by the client, kept in the store
-		_, err := a.h.cfg.events.After(ctx, sid, aStandalone, 1)
+	Eventually(t, "A's GET stream is let go", func() bool {
+		a.Engine.Broadcast() // missed by the client, kept in the store
+		_, err := a.Handler.cfg.events.After(ctx, sid, aStandalone, 1)
 		return err == nil
 	})
 	h.Set("Last-Event-ID", first.ID)
-	r := newSSEReader(t, b.open(ctx, "GET", h, "").Body)
-	missed := r.next()
+	r := NewSSEReader(t, b.Open(ctx, "GET", h, "").Body)
+	missed := r.Next()
 	if !strings.HasPrefix(missed.ID, aStandalone+"_") || missed.ID == first.ID || !strings.Contains(string(missed.Data), "list_changed") {
 		t.Errorf("first event on B: %+v, want A's missed event after %s", missed, first.ID)
 	}
-	for e := missed; strings.HasPrefix(e.ID, a.h.tag); {
-		b.engine.broadcast()
-		if e = r.next(); strings.HasPrefix(e.ID, standaloneOf(t, b, sid)+"_") {
+	for e := missed; strings.HasPrefix(e.ID, a.Handler.tag); {
+		b.Engine.Broadcast()
+		if e = r.Next(); strings.HasPrefix(e.ID, standaloneOf(t, b, sid)+"_") {
 			return // B's live events follow
 		}
 	}
@@ -330,7 +330,7 @@ func (s *slowStore) Touch(ctx context.Context, id string, ttl time.Duration) err
 // later sessions of a round untouched (their records would lapse).
 func TestJanitorStoreBoundPerCall(t *testing.T) {
 	store := &slowStore{MemorySessionStore: NewMemorySessionStore(), delay: 30 * time.Millisecond}
-	h := New(newTestEngine(), &Options{Sessions: store, SessionIdleTimeout: time.Hour})
+	h := New(NewTestEngine(), &Options{Sessions: store, SessionIdleTimeout: time.Hour})
 	defer h.Shutdown(context.Background())
 	h.cfg.storeTimeout = 100 * time.Millisecond // a round of 10 sessions takes 300 ms
 	ctx := context.Background()
@@ -354,22 +354,22 @@ func TestJanitorStoreBoundPerCall(t *testing.T) {
 // in the shared store before the call's answer goes out, so an instance the
 // client reaches next, right after the answer, serves the session with it.
 func TestSharedStoreStateBeforeAnswer(t *testing.T) {
-	a, b := pair(t, Options{SessionIdleTimeout: -1})
-	a.engine.gate = make(chan struct{})
-	close(a.engine.gate)
+	a, b := Pair(t, Options{SessionIdleTimeout: -1})
+	a.Engine.Gate = make(chan struct{})
+	close(a.Engine.Gate)
 	for i := range 100 {
-		sid := a.initialize(Version20251125)
-		resp, body := a.do("POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"remember","arguments":{"text":"r"}}}`)
-		<-a.engine.started
+		sid := a.Initialize(Version20251125)
+		resp, body := a.Do("POST", SessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"remember","arguments":{"text":"r"}}}`)
+		<-a.Engine.Started
 		if resp.StatusCode != 200 {
 			t.Fatalf("remember: %d %s", resp.StatusCode, body)
 		}
-		if resp, body := b.do("POST", sessionHeaders(sid, Version20251125), listTools); resp.StatusCode != 200 {
+		if resp, body := b.Do("POST", SessionHeaders(sid, Version20251125), ListTools); resp.StatusCode != 200 {
 			t.Fatalf("B: %d %s", resp.StatusCode, body)
 		}
-		b.h.mu.Lock()
-		ls := b.h.live[sid]
-		b.h.mu.Unlock()
+		b.Handler.mu.Lock()
+		ls := b.Handler.live[sid]
+		b.Handler.mu.Unlock()
 		if ls == nil || !strings.Contains(string(ls.sess.State()), "remembered") {
 			t.Fatalf("round %d: B, reached right after the answer, serves the session without the state the call set", i)
 		}
@@ -382,16 +382,16 @@ func TestSharedStoreStateBeforeAnswer(t *testing.T) {
 // events too: no one could resume those streams there any more, and
 // nothing else would ever remove them.
 func TestSharedStoreLocalEventsForgotten(t *testing.T) {
-	a, b := pair(t, Options{SessionIdleTimeout: 200 * time.Millisecond})
-	sid := a.initialize(Version20251125)
-	h := getHeaders(sid, Version20251125)
+	a, b := Pair(t, Options{SessionIdleTimeout: 200 * time.Millisecond})
+	sid := a.Initialize(Version20251125)
+	h := GetHeaders(sid, Version20251125)
 	for i := range 3 {
-		if resp, body := a.do("POST", h, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, i)); resp.StatusCode != 200 {
+		if resp, body := a.Do("POST", h, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, i)); resp.StatusCode != 200 {
 			t.Fatalf("A: %d %s", resp.StatusCode, body)
 		}
 	}
 	held := func() bool {
-		store := a.h.cfg.events.(*MemoryEventStore)
+		store := a.Handler.cfg.events.(*MemoryEventStore)
 		store.mu.Lock()
 		defer store.mu.Unlock()
 		return store.sessions[sid] != nil
@@ -400,14 +400,14 @@ func TestSharedStoreLocalEventsForgotten(t *testing.T) {
 		t.Fatal("A stored no events of the session's SSE answers")
 	}
 	id := 100
-	eventually(t, "A drops its idle copy while B serves the session", func() bool {
+	Eventually(t, "A drops its idle copy while B serves the session", func() bool {
 		id++
-		if resp, body := b.do("POST", h, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, id)); resp.StatusCode != 200 {
+		if resp, body := b.Do("POST", h, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, id)); resp.StatusCode != 200 {
 			t.Fatalf("B: %d %s", resp.StatusCode, body)
 		}
-		a.h.mu.Lock()
-		defer a.h.mu.Unlock()
-		return a.h.live[sid] == nil
+		a.Handler.mu.Lock()
+		defer a.Handler.mu.Unlock()
+		return a.Handler.live[sid] == nil
 	})
 	if held() {
 		t.Error("A dropped its copy of the session but keeps its events")
@@ -420,12 +420,12 @@ func TestSharedStoreLocalEventsForgotten(t *testing.T) {
 // a shared event store still holding the old streams' events, reused ids
 // would mix old events into the new streams and their resumption.
 func TestSharedEventsReadoptedSessionNewIDs(t *testing.T) {
-	a, b := pair(t, Options{SessionIdleTimeout: 200 * time.Millisecond, Events: NewMemoryEventStore(nil)})
-	sid := a.initialize(Version20251125)
-	h := getHeaders(sid, Version20251125)
+	a, b := Pair(t, Options{SessionIdleTimeout: 200 * time.Millisecond, Events: NewMemoryEventStore(nil)})
+	sid := a.Initialize(Version20251125)
+	h := GetHeaders(sid, Version20251125)
 	streamsOf := func(body string) map[string]bool {
 		ids := map[string]bool{}
-		for _, e := range events(t, body) {
+		for _, e := range Events(t, body) {
 			if stream, _, ok := parseEventID(e.ID); ok {
 				ids[stream] = true
 			}
@@ -434,7 +434,7 @@ func TestSharedEventsReadoptedSessionNewIDs(t *testing.T) {
 	}
 	used := map[string]bool{}
 	for i := range 3 {
-		resp, body := a.do("POST", h, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, i))
+		resp, body := a.Do("POST", h, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, i))
 		if resp.StatusCode != 200 {
 			t.Fatalf("A: %d %s", resp.StatusCode, body)
 		}
@@ -446,15 +446,15 @@ func TestSharedEventsReadoptedSessionNewIDs(t *testing.T) {
 		t.Fatalf("A's first streams: %v", used)
 	}
 	id := 100
-	eventually(t, "A drops its idle copy while B serves the session", func() bool {
+	Eventually(t, "A drops its idle copy while B serves the session", func() bool {
 		id++
-		b.do("POST", h, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, id))
-		a.h.mu.Lock()
-		defer a.h.mu.Unlock()
-		return a.h.live[sid] == nil
+		b.Do("POST", h, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, id))
+		a.Handler.mu.Lock()
+		defer a.Handler.mu.Unlock()
+		return a.Handler.live[sid] == nil
 	})
 	for i := range 3 {
-		resp, body := a.do("POST", h, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, 200+i))
+		resp, body := a.Do("POST", h, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, 200+i))
 		if resp.StatusCode != 200 {
 			t.Fatalf("A again: %d %s", resp.StatusCode, body)
 		}
@@ -470,23 +470,23 @@ func TestSharedEventsReadoptedSessionNewIDs(t *testing.T) {
 // (touching the session's record) has the store's time bound, so a store
 // that stops answering does not keep Shutdown waiting for it.
 func TestStreamEndStoreBound(t *testing.T) {
-	store := newFaultStore()
-	s := startServer(t, newTestEngine(), &Options{Sessions: store, SessionIdleTimeout: time.Hour}, nil, false)
-	s.h.cfg.storeTimeout = 100 * time.Millisecond
-	sid := s.initialize(Version20251125)
-	h := getHeaders(sid, Version20251125)
+	store := NewFaultStore()
+	s := StartTestServer(t, NewTestEngine(), &Options{Sessions: store, SessionIdleTimeout: time.Hour}, nil, false)
+	s.Handler.cfg.storeTimeout = 100 * time.Millisecond
+	sid := s.Initialize(Version20251125)
+	h := GetHeaders(sid, Version20251125)
 	ctx, cancel := context.WithCancel(context.Background())
-	resp := s.open(ctx, "GET", h, "")
+	resp := s.Open(ctx, "GET", h, "")
 	if resp.StatusCode != 200 {
 		t.Fatalf("GET: %d", resp.StatusCode)
 	}
-	store.hangTouch.Store(true)
+	store.HangTouch.Store(true)
 	cancel()
 	resp.Body.Close()
 	time.Sleep(50 * time.Millisecond) // the stream's end reaches the server
 	sctx, scancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer scancel()
-	if err := s.h.Shutdown(sctx); err != nil {
+	if err := s.Handler.Shutdown(sctx); err != nil {
 		t.Errorf("Shutdown: %v", err)
 	}
 }

@@ -25,9 +25,9 @@ func TestCancelledCallPOSTIsReadable(t *testing.T) {
 	} {
 		how := tc.how
 		t.Run(strings.ReplaceAll(how, "/", "_")+" "+tc.ct, func(t *testing.T) {
-			s := newServer(t, &Options{HeaderFlushDelay: 5 * time.Second})
-			sid := s.initialize(Version20251125)
-			h := sessionHeaders(sid, Version20251125)
+			s := NewTestServer(t, &Options{HeaderFlushDelay: 5 * time.Second})
+			sid := s.Initialize(Version20251125)
+			h := SessionHeaders(sid, Version20251125)
 			post := h.Clone()
 			post.Set("Accept", tc.accept)
 			type answer struct {
@@ -38,9 +38,9 @@ func TestCancelledCallPOSTIsReadable(t *testing.T) {
 			}
 			out := make(chan answer, 1)
 			go func() {
-				req, _ := http.NewRequest("POST", s.url, strings.NewReader(`{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"slow","arguments":{"text":"a"}}}`))
+				req, _ := http.NewRequest("POST", s.URL, strings.NewReader(`{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"slow","arguments":{"text":"a"}}}`))
 				req.Header = post
-				resp, err := s.client.Do(req)
+				resp, err := s.Client.Do(req)
 				if err != nil {
 					out <- answer{err: err}
 					return
@@ -49,14 +49,14 @@ func TestCancelledCallPOSTIsReadable(t *testing.T) {
 				resp.Body.Close()
 				out <- answer{resp.StatusCode, resp.Header.Get("Content-Type"), string(b), nil}
 			}()
-			<-s.engine.started
+			<-s.Engine.Started
 			if how == "DELETE" {
-				s.do("DELETE", h, "")
+				s.Do("DELETE", h, "")
 			} else {
-				s.do("POST", h, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c1"}}`)
+				s.Do("POST", h, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c1"}}`)
 			}
-			<-s.engine.cancelled
-			<-s.engine.sendErrs
+			<-s.Engine.Cancelled
+			<-s.Engine.SendErrs
 			var a answer
 			select {
 			case a = <-out:
@@ -70,10 +70,10 @@ func TestCancelledCallPOSTIsReadable(t *testing.T) {
 				t.Fatalf("the cancelled call's POST was answered %d, Content-Type %q, body %q; want 200 %s", a.status, a.ct, a.body, tc.ct)
 			}
 			if tc.ct == "application/json" {
-				if id, code, _ := rpcError(t, a.body); id != `"c1"` || code != codeRequestCancelled {
+				if id, code, _ := RPCError(t, a.body); id != `"c1"` || code != codeRequestCancelled {
 					t.Errorf("body %s, want error -32800 for id c1", a.body)
 				}
-			} else if msgs := messages(t, events(t, a.body)); len(msgs) != 0 {
+			} else if msgs := Messages(t, Events(t, a.body)); len(msgs) != 0 {
 				t.Errorf("stream %q, want no message", a.body)
 			}
 		})
@@ -86,17 +86,17 @@ func TestCancelledCallPOSTIsReadable(t *testing.T) {
 // cannot read it from the shared store answers 503 with Retry-After; it
 // once answered 404, and clients threw live sessions away.
 func TestStoreOutageIsNot404(t *testing.T) {
-	store := newFaultStore()
-	a := startServer(t, newTestEngine(), &Options{Sessions: store}, nil, false)
-	b := startServer(t, newTestEngine(), &Options{Sessions: store}, nil, false)
-	sid := a.initialize(Version20251125)
-	store.failGet.Store(true)
-	resp, body := b.do("POST", sessionHeaders(sid, Version20251125), listTools)
-	store.failGet.Store(false)
+	store := NewFaultStore()
+	a := StartTestServer(t, NewTestEngine(), &Options{Sessions: store}, nil, false)
+	b := StartTestServer(t, NewTestEngine(), &Options{Sessions: store}, nil, false)
+	sid := a.Initialize(Version20251125)
+	store.FailGet.Store(true)
+	resp, body := b.Do("POST", SessionHeaders(sid, Version20251125), ListTools)
+	store.FailGet.Store(false)
 	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
 		t.Errorf("a transient store error answered %d %s (Retry-After %q), want 503 with Retry-After", resp.StatusCode, body, resp.Header.Get("Retry-After"))
 	}
-	if resp, body := b.do("POST", sessionHeaders(sid, Version20251125), listTools); resp.StatusCode != 200 {
+	if resp, body := b.Do("POST", SessionHeaders(sid, Version20251125), ListTools); resp.StatusCode != 200 {
 		t.Fatalf("once the store is back the session is served: %d %s", resp.StatusCode, body)
 	}
 }
@@ -106,15 +106,15 @@ func TestStoreOutageIsNot404(t *testing.T) {
 // call does (its stream once waited for its first member's answer: no
 // status line, headers or keep-alives before).
 func TestBatchStreamOpensAfterHeaderFlushDelay(t *testing.T) {
-	s := newServer(t, &Options{HeaderFlushDelay: 50 * time.Millisecond, KeepAlive: 50 * time.Millisecond})
-	s.engine.gate = make(chan struct{})
-	defer close(s.engine.gate)
-	sid := s.initialize(Version20250326)
+	s := NewTestServer(t, &Options{HeaderFlushDelay: 50 * time.Millisecond, KeepAlive: 50 * time.Millisecond})
+	s.Engine.Gate = make(chan struct{})
+	defer close(s.Engine.Gate)
+	sid := s.Initialize(Version20250326)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "POST", s.url, strings.NewReader(`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"remember","arguments":{"text":"a"}}}]`))
-	req.Header = sessionHeaders(sid, Version20250326)
-	resp, err := s.client.Do(req)
+	req, _ := http.NewRequestWithContext(ctx, "POST", s.URL, strings.NewReader(`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"remember","arguments":{"text":"a"}}}]`))
+	req.Header = SessionHeaders(sid, Version20250326)
+	resp, err := s.Client.Do(req)
 	if err != nil {
 		t.Fatalf("no status line 2 s into a silent batch (HeaderFlushDelay 50 ms): %v", err)
 	}
@@ -128,9 +128,9 @@ func TestBatchStreamOpensAfterHeaderFlushDelay(t *testing.T) {
 // Otherwise → -32600": a body with "JSONRPC" has no "jsonrpc" member
 // (encoding/json, which folds case, once served it).
 func TestCaseFoldedMemberNames(t *testing.T) {
-	s := newServer(t, nil)
-	sid := s.initialize(Version20251125)
-	resp, body := s.do("POST", sessionHeaders(sid, Version20251125), `{"JSONRPC":"2.0","ID":1,"METHOD":"tools/list"}`)
+	s := NewTestServer(t, nil)
+	sid := s.Initialize(Version20251125)
+	resp, body := s.Do("POST", SessionHeaders(sid, Version20251125), `{"JSONRPC":"2.0","ID":1,"METHOD":"tools/list"}`)
 	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "-32600") {
 		t.Errorf("a message with no \"jsonrpc\" member: %d %s, want 400 with -32600", resp.StatusCode, body)
 	}
@@ -139,8 +139,8 @@ func TestCaseFoldedMemberNames(t *testing.T) {
 // newLiftServer serves a slowAnswerEngine answering after delay behind an
 // http.Server whose WriteTimeout is writeTimeout, over HTTP/2 if h2; flush,
 // if set, replaces the default header flush delay.
-func newLiftServer(t *testing.T, delay, writeTimeout, flush time.Duration, h2 bool) *server {
-	te := newTestEngine()
+func newLiftServer(t *testing.T, delay, writeTimeout, flush time.Duration, h2 bool) *TestServer {
+	te := NewTestEngine()
 	h := New(slowAnswerEngine{te, delay}, nil)
 	if flush != 0 {
 		h.cfg.headerFlushDelay = flush
@@ -158,7 +158,7 @@ func newLiftServer(t *testing.T, delay, writeTimeout, flush time.Duration, h2 bo
 		srv.CloseClientConnections()
 		srv.Close()
 	})
-	return &server{t: t, h: h, engine: te, srv: srv, client: srv.Client(), url: srv.URL + "/mcp"}
+	return &TestServer{T: t, Handler: h, Engine: te, HTTPServer: srv, Client: srv.Client(), URL: srv.URL + "/mcp"}
 }
 
 // TestJSONBatchOutlivesServerWriteTimeout: a call whose client takes only
@@ -167,15 +167,15 @@ func newLiftServer(t *testing.T, delay, writeTimeout, flush time.Duration, h2 bo
 // batch once got no lift and lost its answer).
 func TestJSONBatchOutlivesServerWriteTimeout(t *testing.T) {
 	s := newLiftServer(t, 600*time.Millisecond, 300*time.Millisecond, 50*time.Millisecond, false)
-	sid := s.initialize(Version20250326)
+	sid := s.Initialize(Version20250326)
 	call := `{"jsonrpc":"2.0","id":%ID%,"method":"tools/call","params":{"name":"late-ok","arguments":{}}}`
 	post := func(body string) (int, string, error) {
-		req, _ := http.NewRequest("POST", s.url, strings.NewReader(body))
-		for k, v := range sessionHeaders(sid, Version20250326) {
+		req, _ := http.NewRequest("POST", s.URL, strings.NewReader(body))
+		for k, v := range SessionHeaders(sid, Version20250326) {
 			req.Header[k] = v
 		}
 		req.Header.Set("Accept", "application/json")
-		resp, err := s.client.Do(req)
+		resp, err := s.Client.Do(req)
 		if err != nil {
 			return 0, "", err
 		}
@@ -199,26 +199,26 @@ func TestJSONBatchOutlivesServerWriteTimeout(t *testing.T) {
 // by its id as a JSON value: "c1" cancels the request sent as "\u0063\u0031"
 // (ids were once told apart by their bytes, and the cancel went nowhere).
 func TestCancelIDWrittenDifferently(t *testing.T) {
-	s := newServer(t, nil)
-	sid := s.initialize(Version20251125)
-	h := sessionHeaders(sid, Version20251125)
+	s := NewTestServer(t, nil)
+	sid := s.Initialize(Version20251125)
+	h := SessionHeaders(sid, Version20251125)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		req, _ := http.NewRequestWithContext(ctx, "POST", s.url, strings.NewReader(`{"jsonrpc":"2.0","id":"\u0063\u0031","method":"tools/call","params":{"name":"slow","arguments":{"text":"a"}}}`))
+		req, _ := http.NewRequestWithContext(ctx, "POST", s.URL, strings.NewReader(`{"jsonrpc":"2.0","id":"\u0063\u0031","method":"tools/call","params":{"name":"slow","arguments":{"text":"a"}}}`))
 		req.Header = h.Clone()
-		if resp, err := s.client.Do(req); err == nil {
+		if resp, err := s.Client.Do(req); err == nil {
 			io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
 		}
 	}()
-	<-s.engine.started
-	s.do("POST", h, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c1"}}`)
+	<-s.Engine.Started
+	s.Do("POST", h, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c1"}}`)
 	select {
-	case <-s.engine.cancelled:
-		<-s.engine.sendErrs
+	case <-s.Engine.Cancelled:
+		<-s.Engine.SendErrs
 	case <-time.After(3 * time.Second):
 		t.Fatal(`notifications/cancelled for "c1" did not cancel the request sent as "\u0063\u0031"`)
 	}

@@ -31,23 +31,23 @@ func (s *holdTouchStore) TouchGet(ctx context.Context, id string, ttl time.Durat
 // (which got "request id already in flight" before), and is refused.
 func TestSessionPinnedWhileServed(t *testing.T) {
 	st := &holdTouchStore{MemorySessionStore: NewMemorySessionStore(), entered: make(chan struct{}), release: make(chan struct{})}
-	s := newServer(t, &Options{Sessions: st, MaxSessions: 1})
-	sid := s.initialize(Version20251125)
+	s := NewTestServer(t, &Options{Sessions: st, MaxSessions: 1})
+	sid := s.Initialize(Version20251125)
 	st.target.Store(sid)
 	done := make(chan int, 1)
 	go func() {
-		resp, _ := s.do("POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`)
+		resp, _ := s.Do("POST", SessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`)
 		done <- resp.StatusCode
 	}()
 	<-st.entered // the request has found the session, its call not yet started
-	if status, _, _ := s.initializeFrom(nil); status != http.StatusServiceUnavailable {
+	if status, _, _ := s.InitializeFrom(nil); status != http.StatusServiceUnavailable {
 		t.Errorf("initialize at the bound while the one session is being served: %d, want 503", status)
 	}
 	close(st.release)
 	if code := <-done; code != http.StatusOK {
 		t.Errorf("the request on the session: %d, want 200", code)
 	}
-	if !s.alive(sid) {
+	if !s.Alive(sid) {
 		t.Error("the session ended under its request")
 	}
 }

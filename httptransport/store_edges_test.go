@@ -16,15 +16,15 @@ import (
 // carry out gets 503 (it once got 200 while the record stayed, and every
 // instance served the session again), and leaves the session as it was.
 func TestDeleteStoreFailure(t *testing.T) {
-	store := newFaultStore()
-	store.failDelete.Store(true)
-	s := startServer(t, newTestEngine(), &Options{Sessions: store}, nil, false)
-	sid := s.initialize(Version20251125)
-	resp, body := s.do("DELETE", sessionHeaders(sid, Version20251125), "")
+	store := NewFaultStore()
+	store.FailDelete.Store(true)
+	s := StartTestServer(t, NewTestEngine(), &Options{Sessions: store}, nil, false)
+	sid := s.Initialize(Version20251125)
+	resp, body := s.Do("DELETE", SessionHeaders(sid, Version20251125), "")
 	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
 		t.Fatalf("DELETE with the store failing: %d %s (Retry-After %q), want 503 with Retry-After", resp.StatusCode, body, resp.Header.Get("Retry-After"))
 	}
-	if resp, body := s.do("POST", sessionHeaders(sid, Version20251125), listTools); resp.StatusCode != http.StatusOK {
+	if resp, body := s.Do("POST", SessionHeaders(sid, Version20251125), ListTools); resp.StatusCode != http.StatusOK {
 		t.Errorf("the session after a failed DELETE: %d %s, want it served", resp.StatusCode, body)
 	}
 }
@@ -55,15 +55,15 @@ func (e *hangingCloseEvents) SessionClosed(ctx context.Context, session string) 
 // no other session ever expired.
 func TestJanitorHungEventStore(t *testing.T) {
 	ev := &hangingCloseEvents{MemoryEventStore: NewMemoryEventStore(nil), release: make(chan struct{})}
-	s := startServer(t, newTestEngine(), &Options{Events: ev, SessionIdleTimeout: 100 * time.Millisecond}, nil, false)
+	s := StartTestServer(t, NewTestEngine(), &Options{Events: ev, SessionIdleTimeout: 100 * time.Millisecond}, nil, false)
 	t.Cleanup(func() { close(ev.release) }) // runs before the server's Shutdown
-	s.h.cfg.storeTimeout = 100 * time.Millisecond
-	s.initialize(Version20251125)
-	s.initialize(Version20251125)
+	s.Handler.cfg.storeTimeout = 100 * time.Millisecond
+	s.Initialize(Version20251125)
+	s.Initialize(Version20251125)
 	time.Sleep(2 * time.Second) // 20 idle timeouts
-	s.h.mu.Lock()
-	n := len(s.h.live)
-	s.h.mu.Unlock()
+	s.Handler.mu.Lock()
+	n := len(s.Handler.live)
+	s.Handler.mu.Unlock()
 	if n != 0 {
 		t.Errorf("%d of 2 idle sessions still live after 20 idle timeouts (SessionClosed entered %d times): the janitor is stuck on a hung EventStore", n, ev.entered.Load())
 	}
@@ -76,22 +76,22 @@ func TestJanitorHungEventStore(t *testing.T) {
 func TestGoneSessionHungEventStore(t *testing.T) {
 	store := NewMemorySessionStore()
 	ev := &hangingCloseEvents{MemoryEventStore: NewMemoryEventStore(nil), release: make(chan struct{})}
-	s := startServer(t, newTestEngine(), &Options{Sessions: store, Events: ev, SessionIdleTimeout: time.Hour}, nil, false)
+	s := StartTestServer(t, NewTestEngine(), &Options{Sessions: store, Events: ev, SessionIdleTimeout: time.Hour}, nil, false)
 	t.Cleanup(func() { close(ev.release) })
-	s.h.cfg.storeTimeout = 100 * time.Millisecond
-	sid := s.initialize(Version20251125)
+	s.Handler.cfg.storeTimeout = 100 * time.Millisecond
+	sid := s.Initialize(Version20251125)
 	_ = store.Delete(context.Background(), sid) // DELETE on another instance
 
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	req := httptest.NewRequestWithContext(ctx, "POST", "/mcp", strings.NewReader(listTools))
-	for k, v := range sessionHeaders(sid, Version20251125) {
+	req := httptest.NewRequestWithContext(ctx, "POST", "/mcp", strings.NewReader(ListTools))
+	for k, v := range SessionHeaders(sid, Version20251125) {
 		req.Header[k] = v
 	}
 	done := make(chan int, 1)
 	go func() {
 		w := httptest.NewRecorder()
-		s.h.ServeHTTP(w, req)
+		s.Handler.ServeHTTP(w, req)
 		done <- w.Code
 	}()
 	select {
@@ -104,20 +104,20 @@ func TestGoneSessionHungEventStore(t *testing.T) {
 	}
 }
 
-// gatedGetStore is a shared SessionStore whose next Get, once armed,
+// GatedGetStore is a shared SessionStore whose next Get, once armed,
 // waits for release (a slow store round trip).
-type gatedGetStore struct {
+type GatedGetStore struct {
 	*MemorySessionStore
-	arm     atomic.Bool
-	entered chan struct{}
-	release chan struct{}
+	Arm     atomic.Bool
+	Entered chan struct{}
+	Release chan struct{}
 }
 
-func (s *gatedGetStore) Get(ctx context.Context, id string) (*SessionRecord, error) {
-	if s.arm.CompareAndSwap(true, false) {
-		s.entered <- struct{}{}
+func (s *GatedGetStore) Get(ctx context.Context, id string) (*SessionRecord, error) {
+	if s.Arm.CompareAndSwap(true, false) {
+		s.Entered <- struct{}{}
 		select {
-		case <-s.release:
+		case <-s.Release:
 		case <-ctx.Done():
 		}
 	}
@@ -130,17 +130,17 @@ func (s *gatedGetStore) Get(ctx context.Context, id string) (*SessionRecord, err
 // cancelled by the expiry of the copy it ran on, against "Ends sessions
 // with nothing in flight and no stream open".
 func TestJanitorSparesSessionTakenUp(t *testing.T) {
-	store := &gatedGetStore{MemorySessionStore: NewMemorySessionStore(), entered: make(chan struct{}, 1), release: make(chan struct{})}
+	store := &GatedGetStore{MemorySessionStore: NewMemorySessionStore(), Entered: make(chan struct{}, 1), Release: make(chan struct{})}
 	opts := Options{Sessions: store, SessionIdleTimeout: 300 * time.Millisecond}
 	oa, ob := opts, opts
-	a := startServer(t, newTestEngine(), &oa, nil, false)
-	b := startServer(t, newTestEngine(), &ob, nil, false)
+	a := StartTestServer(t, NewTestEngine(), &oa, nil, false)
+	b := StartTestServer(t, NewTestEngine(), &ob, nil, false)
 	var once sync.Once
-	releaseGet := func() { once.Do(func() { close(store.release) }) }
+	releaseGet := func() { once.Do(func() { close(store.Release) }) }
 	t.Cleanup(releaseGet)
-	sid := a.initialize(Version20251125)
+	sid := a.Initialize(Version20251125)
 	// The client works with B meanwhile, which keeps the record alive.
-	if resp, body := b.do("POST", sessionHeaders(sid, Version20251125), listTools); resp.StatusCode != 200 {
+	if resp, body := b.Do("POST", SessionHeaders(sid, Version20251125), ListTools); resp.StatusCode != 200 {
 		t.Fatalf("B: %d %s", resp.StatusCode, body)
 	}
 	stopB := make(chan struct{})
@@ -153,59 +153,59 @@ func TestJanitorSparesSessionTakenUp(t *testing.T) {
 				return
 			case <-time.After(40 * time.Millisecond):
 			}
-			b.do("POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
+			b.Do("POST", SessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
 		}
 	}()
 	defer func() { close(stopB); <-bDone }()
-	store.arm.Store(true)
+	store.Arm.Store(true)
 	select {
-	case <-store.entered: // A's janitor found its copy idle and asks the store
+	case <-store.Entered: // A's janitor found its copy idle and asks the store
 	case <-time.After(3 * time.Second):
 		t.Fatal("A's janitor never checked the idle session")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	go func() {
-		req, _ := http.NewRequestWithContext(ctx, "POST", a.url, strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow","arguments":{"text":"busy"}}}`))
-		for k, v := range sessionHeaders(sid, Version20251125) {
+		req, _ := http.NewRequestWithContext(ctx, "POST", a.URL, strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow","arguments":{"text":"busy"}}}`))
+		for k, v := range SessionHeaders(sid, Version20251125) {
 			req.Header[k] = v
 		}
-		if resp, err := a.client.Do(req); err == nil {
+		if resp, err := a.Client.Do(req); err == nil {
 			resp.Body.Close()
 		}
 	}()
 	select {
-	case <-a.engine.started:
+	case <-a.Engine.Started:
 	case <-time.After(3 * time.Second):
 		t.Fatal("the call never started on A")
 	}
 	releaseGet()
 	select {
-	case <-a.engine.cancelled:
-		<-a.engine.sendErrs
+	case <-a.Engine.Cancelled:
+		<-a.Engine.SendErrs
 		t.Fatal("a call in flight on A was cancelled by the idle expiry of A's copy of its session")
 	case <-time.After(700 * time.Millisecond):
 	}
 	// The call is the client's to cancel.
-	if resp, body := a.do("POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`); resp.StatusCode != http.StatusAccepted {
+	if resp, body := a.Do("POST", SessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`); resp.StatusCode != http.StatusAccepted {
 		t.Fatalf("cancel: %d %s", resp.StatusCode, body)
 	}
-	<-a.engine.cancelled
-	<-a.engine.sendErrs
+	<-a.Engine.Cancelled
+	<-a.Engine.SendErrs
 }
 
 // TestLastEventIDSigned: ids are "<stream>_<index>" with a decimal index
 // as the server writes it; "+0" (which strconv.Atoi takes) is an id the
 // server never issued, refused with 400 like any unknown id.
 func TestLastEventIDSigned(t *testing.T) {
-	s := newServer(t, nil)
-	sid := s.initialize(Version20251125)
-	s.engine.broadcast() // standalone event 1, stored
-	h := getHeaders(sid, Version20251125)
+	s := NewTestServer(t, nil)
+	sid := s.Initialize(Version20251125)
+	s.Engine.Broadcast() // standalone event 1, stored
+	h := GetHeaders(sid, Version20251125)
 	h.Set("Last-Event-ID", standaloneOf(t, s, sid)+"_+0")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	resp := s.open(ctx, "GET", h, "")
+	resp := s.Open(ctx, "GET", h, "")
 	if resp.StatusCode != http.StatusBadRequest {
 		t.Errorf("Last-Event-ID %q (never issued) answered %d, want 400", h.Get("Last-Event-ID"), resp.StatusCode)
 	}
@@ -215,7 +215,7 @@ func TestLastEventIDSigned(t *testing.T) {
 // it is listed in its session, where a concurrent end (DELETE, expiry)
 // cuts it (run with -race: newCallStream once wrote st.priming after).
 func TestNewCallStreamRacesEnd(t *testing.T) {
-	h := New(newTestEngine(), nil)
+	h := New(NewTestEngine(), nil)
 	defer h.Shutdown(context.Background())
 	for range 20 {
 		ls := h.newLiveSession(&Session{ID: newSessionID(), Version: Version20251125}, "", "", nil)
@@ -258,19 +258,19 @@ func (e *hangingAfterEvents) After(ctx context.Context, session, stream string, 
 // not live here (replayEnded) gets its answer although the store hangs (it
 // once waited for as long as the client did).
 func TestReplayHungEventStore(t *testing.T) {
-	s := newServer(t, &Options{Events: &hangingAfterEvents{MemoryEventStore: NewMemoryEventStore(nil)}})
-	s.h.cfg.storeTimeout = 100 * time.Millisecond
-	sid := s.initialize(Version20251125)
-	h := getHeaders(sid, Version20251125)
-	h.Set("Last-Event-ID", s.h.tag+"ABCD9_1") // a call stream no longer live here
+	s := NewTestServer(t, &Options{Events: &hangingAfterEvents{MemoryEventStore: NewMemoryEventStore(nil)}})
+	s.Handler.cfg.storeTimeout = 100 * time.Millisecond
+	sid := s.Initialize(Version20251125)
+	h := GetHeaders(sid, Version20251125)
+	h.Set("Last-Event-ID", s.Handler.tag+"ABCD9_1") // a call stream no longer live here
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Second)
 	defer cancel()
 	start := time.Now()
-	req, _ := http.NewRequestWithContext(ctx, "GET", s.url, nil)
+	req, _ := http.NewRequestWithContext(ctx, "GET", s.URL, nil)
 	for k, v := range h {
 		req.Header[k] = v
 	}
-	resp, err := s.client.Do(req)
+	resp, err := s.Client.Do(req)
 	if err == nil {
 		resp.Body.Close()
 	}
@@ -283,16 +283,16 @@ func TestReplayHungEventStore(t *testing.T) {
 // shared store that stopped answering gets 503 within the store bound, not
 // when the client gives up.
 func TestRequestHungSessionStore(t *testing.T) {
-	store := newFaultStore()
-	a := startServer(t, newTestEngine(), &Options{Sessions: store}, nil, false)
-	b := startServer(t, newTestEngine(), &Options{Sessions: store}, nil, false)
-	b.h.cfg.storeTimeout = 100 * time.Millisecond
-	sid := a.initialize(Version20251125)
-	store.hangGet.Store(true)
-	defer store.hangGet.Store(false)
+	store := NewFaultStore()
+	a := StartTestServer(t, NewTestEngine(), &Options{Sessions: store}, nil, false)
+	b := StartTestServer(t, NewTestEngine(), &Options{Sessions: store}, nil, false)
+	b.Handler.cfg.storeTimeout = 100 * time.Millisecond
+	sid := a.Initialize(Version20251125)
+	store.HangGet.Store(true)
+	defer store.HangGet.Store(false)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	resp := b.open(ctx, "POST", sessionHeaders(sid, Version20251125), listTools)
+	resp := b.Open(ctx, "POST", SessionHeaders(sid, Version20251125), ListTools)
 	if resp.StatusCode != http.StatusServiceUnavailable {
 		t.Fatalf("hung store: %d, want 503 within the store bound (100 ms)", resp.StatusCode)
 	}

@@ -12,13 +12,13 @@ import (
 	"time"
 )
 
-// stalledPost sends body as a POST with the given headers over a raw TCP
+// StalledPost sends body as a POST with the given headers over a raw TCP
 // connection with a tiny receive buffer, reads the response's headers, and
 // never reads again: a client that stopped reading its call's stream.
-func stalledPost(t *testing.T, s *server, header http.Header, body string) net.Conn {
+func StalledPost(t *testing.T, s *TestServer, header http.Header, body string) net.Conn {
 	t.Helper()
-	addr := s.srv.Listener.Addr().String()
-	conn := dialTinyBuffer(t, addr)
+	addr := s.HTTPServer.Listener.Addr().String()
+	conn := DialTinyBuffer(t, addr)
 	fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Length: %d\r\n", addr, len(body))
 	for k, vs := range header {
 		for _, v := range vs {
@@ -36,10 +36,10 @@ func stalledPost(t *testing.T, s *server, header http.Header, body string) net.C
 	return conn
 }
 
-// toolBlockedInWrite reports whether a write of a stream waits on its
+// ToolBlockedInWrite reports whether a write of a stream waits on its
 // client's connection: the tool's own, or the flush of its coalesced
 // notifications (then the tool waits for the stream's lock).
-func toolBlockedInWrite() bool {
+func ToolBlockedInWrite() bool {
 	buf := make([]byte, 16<<20)
 	buf = buf[:runtime.Stack(buf, true)]
 	for _, g := range strings.Split(string(buf), "\n\n") {
@@ -55,20 +55,20 @@ func toolBlockedInWrite() bool {
 // notifications/cancelled ends that write at once, not at the per-write
 // deadline (here ten minutes), and the engine's call returns.
 func TestCancelEndsBlockedWrite(t *testing.T) {
-	s := newServer(t, &Options{WriteTimeout: 10 * time.Minute})
-	sid := s.initialize(Version20251125)
-	stalledPost(t, s, sessionHeaders(sid, Version20251125),
+	s := NewTestServer(t, &Options{WriteTimeout: 10 * time.Minute})
+	sid := s.Initialize(Version20251125)
+	StalledPost(t, s, SessionHeaders(sid, Version20251125),
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"progress","arguments":{"count":100000000},"_meta":{"progressToken":"p"}}}`)
-	for deadline := time.Now().Add(20 * time.Second); !toolBlockedInWrite(); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(20 * time.Second); !ToolBlockedInWrite(); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the call never blocked on its client")
 		}
 	}
 	time.Sleep(2 * stuckWrite)
-	if resp, _ := s.do("POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`); resp.StatusCode != http.StatusAccepted {
+	if resp, _ := s.Do("POST", SessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`); resp.StatusCode != http.StatusAccepted {
 		t.Fatalf("notifications/cancelled: %d", resp.StatusCode)
 	}
-	for deadline := time.Now().Add(20 * time.Second); goroutinesIn("(*testEngine).tool") > 0; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(20 * time.Second); GoroutinesIn("(*testEngine).tool") > 0; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the cancelled call is still blocked in its write 20 s later")
 		}
@@ -78,19 +78,19 @@ func TestCancelEndsBlockedWrite(t *testing.T) {
 // TestShutdownEndsBlockedWrite: the same for a 2026-07-28 call that
 // Shutdown abandons at its deadline.
 func TestShutdownEndsBlockedWrite(t *testing.T) {
-	s := newServer(t, &Options{WriteTimeout: 10 * time.Minute})
-	h := modernHeaders("tools/call")
+	s := NewTestServer(t, &Options{WriteTimeout: 10 * time.Minute})
+	h := ModernHeaders("tools/call")
 	h.Set("Mcp-Name", "progress")
-	stalledPost(t, s, h, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"progress","arguments":{"count":100000000},"_meta":{"progressToken":"p",`+meta[len(`"_meta":{`):]+`}}`)
-	for deadline := time.Now().Add(20 * time.Second); !toolBlockedInWrite(); time.Sleep(10 * time.Millisecond) {
+	StalledPost(t, s, h, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"progress","arguments":{"count":100000000},"_meta":{"progressToken":"p",`+Meta[len(`"_meta":{`):]+`}}`)
+	for deadline := time.Now().Add(20 * time.Second); !ToolBlockedInWrite(); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the call never blocked on its client")
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	_ = s.h.Shutdown(ctx)
-	for deadline := time.Now().Add(20 * time.Second); goroutinesIn("(*testEngine).tool") > 0; time.Sleep(10 * time.Millisecond) {
+	_ = s.Handler.Shutdown(ctx)
+	for deadline := time.Now().Add(20 * time.Second); GoroutinesIn("(*testEngine).tool") > 0; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the abandoned call is still blocked in its write 20 s later")
 		}
