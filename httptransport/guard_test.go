@@ -1,4 +1,4 @@
-package httptransport
+package httptransport_test
 
 import (
 	"io"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpmount/mcpmount/httptransport"
 	"github.com/mcpmount/mcpmount/identity"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
@@ -14,10 +15,10 @@ import (
 // TestGuards: the refusals every era shares, each with its status and
 // JSON-RPC code (errors.go).
 func TestGuards(t *testing.T) {
-	s := NewTestServer(t, &Options{MaxBodyBytes: 1024})
-	valid := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + Meta + `}}`
+	s := httptransport.NewTestServer(t, &httptransport.Options{MaxBodyBytes: 1024})
+	valid := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + httptransport.Meta + `}}`
 	with := func(kv ...string) http.Header {
-		h := ModernHeaders("server/discover")
+		h := httptransport.ModernHeaders("server/discover")
 		for i := 0; i+1 < len(kv); i += 2 {
 			h.Set(kv[i], kv[i+1])
 		}
@@ -46,7 +47,7 @@ func TestGuards(t *testing.T) {
 				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tt.status, body)
 			}
 			if tt.code != 0 {
-				id, code, _ := RPCError(t, body)
+				id, code, _ := httptransport.RPCError(t, body)
 				if code != tt.code {
 					t.Errorf("code %d, want %d", code, tt.code)
 				}
@@ -61,11 +62,11 @@ func TestGuards(t *testing.T) {
 // TestDNSRebinding: a loopback server refuses a foreign Host, with or
 // without a matching Origin, and accepts the loopback names.
 func TestDNSRebinding(t *testing.T) {
-	s := NewTestServer(t, nil)
-	valid := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + Meta + `}}`
+	s := httptransport.NewTestServer(t, nil)
+	valid := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + httptransport.Meta + `}}`
 	for host, want := range map[string]int{"evil.example": 403, "evil.example:80": 403, "localhost": 200, "127.0.0.1:9": 200, "[::1]:8080": 200} {
 		req, _ := http.NewRequest("POST", s.URL, strings.NewReader(valid))
-		req.Header = ModernHeaders("server/discover")
+		req.Header = httptransport.ModernHeaders("server/discover")
 		req.Host = host
 		if want == 403 {
 			req.Header.Set("Origin", "http://"+host)
@@ -79,9 +80,9 @@ func TestDNSRebinding(t *testing.T) {
 			t.Errorf("Host %s: %d, want %d", host, resp.StatusCode, want)
 		}
 	}
-	s2 := NewTestServer(t, &Options{AllowedHosts: []string{"mcp.internal"}, AllowedOrigins: []string{"https://app.example"}})
+	s2 := httptransport.NewTestServer(t, &httptransport.Options{AllowedHosts: []string{"mcp.internal"}, AllowedOrigins: []string{"https://app.example"}})
 	req, _ := http.NewRequest("POST", s2.URL, strings.NewReader(valid))
-	req.Header = ModernHeaders("server/discover")
+	req.Header = httptransport.ModernHeaders("server/discover")
 	req.Host = "mcp.internal"
 	req.Header.Set("Origin", "https://app.example")
 	resp, err := http.DefaultClient.Do(req)
@@ -94,9 +95,9 @@ func TestDNSRebinding(t *testing.T) {
 	}
 	// "*" allows every origin and, as documented, every Host too (a
 	// loopback listener behind a proxy that passes the public Host).
-	s3 := NewTestServer(t, &Options{AllowedOrigins: []string{"*"}})
+	s3 := httptransport.NewTestServer(t, &httptransport.Options{AllowedOrigins: []string{"*"}})
 	req, _ = http.NewRequest("POST", s3.URL, strings.NewReader(valid))
-	req.Header = ModernHeaders("server/discover")
+	req.Header = httptransport.ModernHeaders("server/discover")
 	req.Host = "public.example"
 	req.Header.Set("Origin", "https://anywhere.example")
 	resp, err = http.DefaultClient.Do(req)
@@ -112,7 +113,7 @@ func TestDNSRebinding(t *testing.T) {
 // TestPreflight: CORS preflights allow every MCP header, Mcp-Param-*
 // included, and expose Mcp-Session-Id.
 func TestPreflight(t *testing.T) {
-	s := NewTestServer(t, nil)
+	s := httptransport.NewTestServer(t, nil)
 	h := http.Header{}
 	h.Set("Origin", "http://localhost:5173")
 	h.Set("Access-Control-Request-Method", "POST")
@@ -146,8 +147,8 @@ func withIdentity(next http.Handler) http.Handler {
 // TestSessionBoundToOwner: a session created by one principal is not found
 // for another; each modern request is authorized on its own.
 func TestSessionBoundToOwner(t *testing.T) {
-	s := NewTestServerWith(t, nil, withIdentity)
-	h := SessionHeaders("", "")
+	s := httptransport.NewTestServerWith(t, nil, withIdentity)
+	h := httptransport.SessionHeaders("", "")
 	h.Set("X-User", "alice")
 	resp, _ := s.Do("POST", h, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
 	sid := resp.Header.Get("Mcp-Session-Id")
@@ -155,7 +156,7 @@ func TestSessionBoundToOwner(t *testing.T) {
 		t.Fatal("no session")
 	}
 	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`
-	h = SessionHeaders(sid, Version20251125)
+	h = httptransport.SessionHeaders(sid, httptransport.Version20251125)
 	h.Set("X-User", "alice")
 	if resp, body := s.Do("POST", h, call); resp.StatusCode != 200 || !strings.Contains(body, `"who":"alice"`) {
 		t.Fatalf("owner: %d %s", resp.StatusCode, body)
@@ -168,11 +169,11 @@ func TestSessionBoundToOwner(t *testing.T) {
 	if resp, _ := s.Do("POST", h, call); resp.StatusCode != 404 {
 		t.Errorf("no principal: %d", resp.StatusCode)
 	}
-	mh := ModernHeaders("tools/call")
+	mh := httptransport.ModernHeaders("tools/call")
 	mh.Set("Mcp-Name", "echo")
 	for _, u := range []string{"alice", "bob"} {
 		mh.Set("X-User", u)
-		_, body := s.Do("POST", mh, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{},`+Meta+`}}`)
+		_, body := s.Do("POST", mh, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{},`+httptransport.Meta+`}}`)
 		if !strings.Contains(body, `"who":"`+u+`"`) {
 			t.Errorf("modern request as %s: %s", u, body)
 		}
@@ -182,16 +183,16 @@ func TestSessionBoundToOwner(t *testing.T) {
 // TestEnginePanic: a panicking engine answers -32603 and the server lives
 // on, in both eras.
 func TestEnginePanic(t *testing.T) {
-	s := NewTestServer(t, &Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	h := ModernHeaders("tools/call")
+	s := httptransport.NewTestServer(t, &httptransport.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	h := httptransport.ModernHeaders("tools/call")
 	h.Set("Mcp-Name", "panic")
-	_, body := s.Do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"panic",`+Meta+`}}`)
-	if _, code, _ := RPCError(t, body); code != jsonrpc.CodeInternalError {
+	_, body := s.Do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"panic",`+httptransport.Meta+`}}`)
+	if _, code, _ := httptransport.RPCError(t, body); code != jsonrpc.CodeInternalError {
 		t.Errorf("modern: %s", body)
 	}
-	sid := s.Initialize(Version20251125)
-	_, body = s.Do("POST", SessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"panic"}}`)
-	if _, code, _ := RPCError(t, body); code != jsonrpc.CodeInternalError {
+	sid := s.Initialize(httptransport.Version20251125)
+	_, body = s.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"panic"}}`)
+	if _, code, _ := httptransport.RPCError(t, body); code != jsonrpc.CodeInternalError {
 		t.Errorf("2025: %s", body)
 	}
 }
@@ -199,15 +200,15 @@ func TestEnginePanic(t *testing.T) {
 // TestWithCORS: a challenge answered by middleware in front of the handler
 // is readable by an allowed browser origin; foreign origins get 403 first.
 func TestWithCORS(t *testing.T) {
-	var h *Handler
+	var h *httptransport.Handler
 	deny := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="x"`)
 			w.WriteHeader(http.StatusUnauthorized)
 		})
 	}
-	s := NewTestServerWith(t, nil, func(inner http.Handler) http.Handler {
-		h = inner.(*Handler)
+	s := httptransport.NewTestServerWith(t, nil, func(inner http.Handler) http.Handler {
+		h = inner.(*httptransport.Handler)
 		return h.WithCORS(deny(h))
 	})
 	hd := http.Header{"Origin": {"http://localhost:5173"}, "Content-Type": {"application/json"}}

@@ -1,4 +1,4 @@
-package httptransport
+package httptransport_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpmount/mcpmount/httptransport"
 	"github.com/mcpmount/mcpmount/identity"
 )
 
@@ -24,14 +25,14 @@ func TestLegacyPostsRelayed(t *testing.T) {
 			next.ServeHTTP(w, r)
 		})
 	}
-	store := NewMemorySessionStore()
-	a := StartTestServer(t, NewTestEngine(), &Options{Sessions: store}, withUser, false)
-	b := StartTestServer(t, NewTestEngine(), &Options{Sessions: store}, withUser, false)
+	store := httptransport.NewMemorySessionStore()
+	a := httptransport.StartTestServer(t, httptransport.NewTestEngine(), &httptransport.Options{Sessions: store}, withUser, false)
+	b := httptransport.StartTestServer(t, httptransport.NewTestEngine(), &httptransport.Options{Sessions: store}, withUser, false)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	r, endpoint := OpenLegacy(t, ctx, a.URL, http.Header{"X-Test-User": {"alice"}})
+	r, endpoint := httptransport.OpenLegacy(t, ctx, a.URL, http.Header{"X-Test-User": {"alice"}})
 	h := http.Header{"Content-Type": {"application/json"}, "X-Test-User": {"alice"}}
-	post := func(s *TestServer, body string) int {
+	post := func(s *httptransport.TestServer, body string) int {
 		resp, _ := s.DoURL("POST", s.HTTPServer.URL+endpoint, h, body)
 		return resp.StatusCode
 	}
@@ -74,10 +75,10 @@ func TestLegacyPostsRelayed(t *testing.T) {
 // probing for that era (go-sdk's client sends server/discover first)
 // initializes instead.
 func TestLegacyRefusesLaterMethods(t *testing.T) {
-	s := NewTestServer(t, nil)
+	s := httptransport.NewTestServer(t, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	r, endpoint := OpenLegacy(t, ctx, s.URL, nil)
+	r, endpoint := httptransport.OpenLegacy(t, ctx, s.URL, nil)
 	h := http.Header{"Content-Type": {"application/json"}}
 	for _, method := range []string{"server/discover", "subscriptions/listen"} {
 		if resp, _ := s.DoURL("POST", s.HTTPServer.URL+endpoint, h, `{"jsonrpc":"2.0","id":"p","method":"`+method+`"}`); resp.StatusCode != http.StatusAccepted {
