@@ -329,9 +329,9 @@ func (s *FaultStore) Delete(ctx context.Context, id string) error {
 	return s.MemorySessionStore.Delete(ctx, id)
 }
 
-// reportClosed makes srv (not started yet) report the remote address of
+// ReportClosed makes srv (not started yet) report the remote address of
 // each connection it closes on the returned channel.
-func reportClosed(srv *httptest.Server) <-chan string {
+func ReportClosed(srv *httptest.Server) <-chan string {
 	closed := make(chan string, 64)
 	srv.Config.ConnState = func(c net.Conn, st http.ConnState) {
 		if st == http.StateClosed {
@@ -341,9 +341,9 @@ func reportClosed(srv *httptest.Server) <-chan string {
 	return closed
 }
 
-// waitClosed waits up to 10 s for the server to close the connection whose
+// WaitClosed waits up to 10 s for the server to close the connection whose
 // client end is addr, failing with why.
-func waitClosed(t *testing.T, closed <-chan string, addr, why string) {
+func WaitClosed(t *testing.T, closed <-chan string, addr, why string) {
 	t.Helper()
 	timeout := time.After(10 * time.Second)
 	for {

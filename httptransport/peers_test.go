@@ -152,7 +152,7 @@ func TestStalledReaderOfLiftedAnswers(t *testing.T) {
 	h := New(NewTestEngine(), &Options{WriteTimeout: 300 * time.Millisecond})
 	srv := httptest.NewUnstartedServer(h)
 	srv.Config.WriteTimeout = time.Second
-	closed := reportClosed(srv)
+	closed := ReportClosed(srv)
 	srv.Start()
 	t.Cleanup(func() {
 		_ = h.Shutdown(context.Background())
@@ -174,7 +174,7 @@ func TestStalledReaderOfLiftedAnswers(t *testing.T) {
 			}
 		}
 	}()
-	waitClosed(t, closed, conn.LocalAddr().String(), "10 s after a client stopped reading its answers, the server still holds its connection (per-write deadline 300 ms, server WriteTimeout 1 s)")
+	WaitClosed(t, closed, conn.LocalAddr().String(), "10 s after a client stopped reading its answers, the server still holds its connection (per-write deadline 300 ms, server WriteTimeout 1 s)")
 }
 
 // TestH2GetStreamFirstByte: over HTTP/2 a 2025-era GET stream with nothing
