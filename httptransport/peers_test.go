@@ -1,7 +1,4 @@
-package httptransport
-
-// Behaviour the Go peers' users asked for (shared/research/go-peers.md,
-// section c), pinned on every kind of stream.
+package httptransport_test
 
 import (
 	"context"
@@ -13,14 +10,16 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpmount/mcpmount/httptransport"
 )
 
 // TestLegacyDropCancels: a 2024-11-05 client leaving (its event stream
 // closed) cancels the calls of its session.
 func TestLegacyDropCancels(t *testing.T) {
-	s := NewTestServer(t, nil)
+	s := httptransport.NewTestServer(t, nil)
 	ctx, cancel := context.WithCancel(context.Background())
-	_, endpoint := OpenLegacy(t, ctx, s.URL, nil)
+	_, endpoint := httptransport.OpenLegacy(t, ctx, s.URL, nil)
 	h := http.Header{"Content-Type": {"application/json"}}
 	if resp, _ := s.DoURL("POST", s.HTTPServer.URL+endpoint, h, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"text":"lg"}}}`); resp.StatusCode != 202 {
 		t.Fatalf("POST %d", resp.StatusCode)
@@ -36,16 +35,16 @@ func TestLegacyDropCancels(t *testing.T) {
 
 // TestDefaultBodyLimit: with nil options a body over 4 MiB gets 413.
 func TestDefaultBodyLimit(t *testing.T) {
-	s := NewTestServer(t, nil)
-	h := ModernHeaders("tools/call")
+	s := httptransport.NewTestServer(t, nil)
+	h := httptransport.ModernHeaders("tools/call")
 	h.Set("Mcp-Name", "echo")
-	big := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + strings.Repeat("a", 5<<20) + `"},` + Meta + `}}`
+	big := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + strings.Repeat("a", 5<<20) + `"},` + httptransport.Meta + `}}`
 	if resp, _ := s.Do("POST", h, big); resp.StatusCode != 413 {
 		t.Fatalf("5 MiB body with default options: %d", resp.StatusCode)
 	}
 }
 
-func countComments(t *testing.T, r *SSEReader, n int) {
+func countComments(t *testing.T, r *httptransport.SSEReader, n int) {
 	t.Helper()
 	for c := 0; c < n; {
 		e, err := r.R.Next()
@@ -62,17 +61,17 @@ func countComments(t *testing.T, r *SSEReader, n int) {
 // stream and on a silent 2026-07-28 call's stream, not only on listens
 // (a complaint against the peers: proxies cut quiet streams).
 func TestKeepAliveGetAndPost(t *testing.T) {
-	s := NewTestServer(t, &Options{KeepAlive: 20 * time.Millisecond, HeaderFlushDelay: 10 * time.Millisecond})
-	sid := s.Initialize(Version20251125)
-	gh := GetHeaders(sid, Version20251125)
+	s := httptransport.NewTestServer(t, &httptransport.Options{KeepAlive: 20 * time.Millisecond, HeaderFlushDelay: 10 * time.Millisecond})
+	sid := s.Initialize(httptransport.Version20251125)
+	gh := httptransport.GetHeaders(sid, httptransport.Version20251125)
 	gctx, gcancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer gcancel()
-	countComments(t, NewSSEReader(t, s.Open(gctx, "GET", gh, "").Body), 3)
-	h := ModernHeaders("tools/call")
+	countComments(t, httptransport.NewSSEReader(t, s.Open(gctx, "GET", gh, "").Body), 3)
+	h := httptransport.ModernHeaders("tools/call")
 	h.Set("Mcp-Name", "slow")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	countComments(t, NewSSEReader(t, s.Open(ctx, "POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"text":"k"},`+Meta+`}}`).Body), 3)
+	countComments(t, httptransport.NewSSEReader(t, s.Open(ctx, "POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"text":"k"},`+httptransport.Meta+`}}`).Body), 3)
 	cancel()
 	<-s.Engine.Cancelled
 	<-s.Engine.SendErrs
@@ -82,20 +81,20 @@ func TestKeepAliveGetAndPost(t *testing.T) {
 // the stream kills neither a 2025-era GET stream silent past it nor a
 // POST stream whose tool goes quiet.
 func TestWriteTimeoutGetAndPost(t *testing.T) {
-	e := NewTestEngine()
+	e := httptransport.NewTestEngine()
 	gate := make(chan struct{})
 	e.Gate = gate
-	h := New(e, &Options{KeepAlive: -1})
+	h := httptransport.New(e, &httptransport.Options{KeepAlive: -1})
 	srv := httptest.NewUnstartedServer(h)
 	srv.Config.WriteTimeout = 100 * time.Millisecond
 	srv.Start()
 	defer srv.Close()
 	defer h.Shutdown(context.Background())
-	s := &TestServer{T: t, Handler: h, Engine: e, URL: srv.URL + "/mcp", HTTPServer: srv, Client: srv.Client()}
-	sid := s.Initialize(Version20251125)
-	gh := GetHeaders(sid, Version20251125)
-	get := NewSSEReader(t, s.Open(context.Background(), "GET", gh, "").Body)
-	post := NewSSEReader(t, s.Open(context.Background(), "POST", SessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"progress","arguments":{"count":2},"_meta":{"progressToken":1}}}`).Body)
+	s := &httptransport.TestServer{T: t, Handler: h, Engine: e, URL: srv.URL + "/mcp", HTTPServer: srv, Client: srv.Client()}
+	sid := s.Initialize(httptransport.Version20251125)
+	gh := httptransport.GetHeaders(sid, httptransport.Version20251125)
+	get := httptransport.NewSSEReader(t, s.Open(context.Background(), "GET", gh, "").Body)
+	post := httptransport.NewSSEReader(t, s.Open(context.Background(), "POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"progress","arguments":{"count":2},"_meta":{"progressToken":1}}}`).Body)
 	if m := post.NextMessage(); m.Method != "notifications/progress" {
 		t.Fatalf("%+v", m)
 	}
@@ -111,37 +110,6 @@ func TestWriteTimeoutGetAndPost(t *testing.T) {
 	}
 }
 
-// TestServerWriteTimeoutShorterThanFlushDelay: go-sdk #1262. With default
-// Options (header flush at 1 s) behind an http.Server whose WriteTimeout
-// is 300 ms, a call whose tool answers after 600 ms of silence gets its
-// answer, in both eras and over HTTP/1.1 and HTTP/2: the server's timeout,
-// which would pass before the flush delay lifts it (and on HTTP/2 resets
-// the stream when it fires), is lifted as the call starts.
-func TestServerWriteTimeoutShorterThanFlushDelay(t *testing.T) {
-	for _, h2 := range []bool{false, true} {
-		for _, modern := range []bool{false, true} {
-			s := newLiftServer(t, 600*time.Millisecond, 300*time.Millisecond, 0, h2)
-			hdr, body := ModernHeaders("tools/call"), slowAnswerCall("late-ok")
-			hdr.Set("Mcp-Name", "late-ok")
-			if !modern {
-				hdr = SessionHeaders(s.Initialize(Version20251125), Version20251125)
-				body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"late-ok","arguments":{}}}`
-			}
-			req, _ := http.NewRequest("POST", s.URL, strings.NewReader(body))
-			req.Header = hdr
-			resp, err := s.Client.Do(req)
-			var got []byte
-			if err == nil {
-				got, err = io.ReadAll(resp.Body)
-				resp.Body.Close()
-			}
-			if err != nil || resp.StatusCode != 200 || !strings.Contains(string(got), `"text":"late"`) {
-				t.Errorf("HTTP/2 %v, 2026-07-28 %v: server WriteTimeout 300 ms, tool silent 600 ms: %v %q", h2, modern, err, got)
-			}
-		}
-	}
-}
-
 // TestStalledReaderOfLiftedAnswers: with the server's WriteTimeout lifted
 // as calls start (it is no longer than twice the header flush delay), a
 // client that pipelines fast calls on one connection and never reads is
@@ -149,10 +117,10 @@ func TestServerWriteTimeoutShorterThanFlushDelay(t *testing.T) {
 // deadline (WriteTimeout), instead of being left to net/http after the
 // handler returns, with no deadline in force.
 func TestStalledReaderOfLiftedAnswers(t *testing.T) {
-	h := New(NewTestEngine(), &Options{WriteTimeout: 300 * time.Millisecond})
+	h := httptransport.New(httptransport.NewTestEngine(), &httptransport.Options{WriteTimeout: 300 * time.Millisecond})
 	srv := httptest.NewUnstartedServer(h)
 	srv.Config.WriteTimeout = time.Second
-	closed := ReportClosed(srv)
+	closed := httptransport.ReportClosed(srv)
 	srv.Start()
 	t.Cleanup(func() {
 		_ = h.Shutdown(context.Background())
@@ -164,7 +132,7 @@ func TestStalledReaderOfLiftedAnswers(t *testing.T) {
 	}
 	defer conn.Close()
 	_ = conn.(*net.TCPConn).SetReadBuffer(4096)
-	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + strings.Repeat("x", 1200) + `"},` + Meta + `}}`
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + strings.Repeat("x", 1200) + `"},` + httptransport.Meta + `}}`
 	req := fmt.Sprintf("POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"+
 		"Mcp-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: echo\r\nContent-Length: %d\r\n\r\n%s", srv.Listener.Addr(), len(body), body)
 	go func() {
@@ -174,16 +142,16 @@ func TestStalledReaderOfLiftedAnswers(t *testing.T) {
 			}
 		}
 	}()
-	WaitClosed(t, closed, conn.LocalAddr().String(), "10 s after a client stopped reading its answers, the server still holds its connection (per-write deadline 300 ms, server WriteTimeout 1 s)")
+	httptransport.WaitClosed(t, closed, conn.LocalAddr().String(), "10 s after a client stopped reading its answers, the server still holds its connection (per-write deadline 300 ms, server WriteTimeout 1 s)")
 }
 
 // TestH2GetStreamFirstByte: over HTTP/2 a 2025-era GET stream with nothing
 // to say still sends a first byte (a comment) right after its headers, so
 // clients waiting for one do not hang.
 func TestH2GetStreamFirstByte(t *testing.T) {
-	s := StartTestServer(t, NewTestEngine(), nil, nil, true)
-	sid := s.Initialize(Version20251125)
-	gh := GetHeaders(sid, Version20251125)
+	s := httptransport.StartTestServer(t, httptransport.NewTestEngine(), nil, nil, true)
+	sid := s.Initialize(httptransport.Version20251125)
+	gh := httptransport.GetHeaders(sid, httptransport.Version20251125)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	resp := s.Open(ctx, "GET", gh, "")
