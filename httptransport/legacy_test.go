@@ -1,4 +1,4 @@
-package httptransport
+package httptransport_test
 
 import (
 	"context"
@@ -8,41 +8,18 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-// OpenLegacy opens a 2024-11-05 stream at path and returns the reader and
-// the endpoint URI of its first event.
-func OpenLegacy(t *testing.T, ctx context.Context, rawURL string, header http.Header) (*SSEReader, string) {
-	t.Helper()
-	req, _ := http.NewRequestWithContext(ctx, "GET", rawURL, nil)
-	req.Header.Set("Accept", "text/event-stream")
-	for k, v := range header {
-		req.Header[k] = v
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { resp.Body.Close() })
-	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
-		t.Fatalf("GET: %d %v", resp.StatusCode, resp.Header)
-	}
-	r := NewSSEReader(t, resp.Body)
-	e := r.Next()
-	if e.Name != "endpoint" {
-		t.Fatalf("first event %q, want endpoint", e.Name)
-	}
-	return r, string(e.Data)
-}
+	"github.com/mcpmount/mcpmount/httptransport"
+)
 
 // TestLegacySSE: the 2024-11-05 wire. The endpoint event comes first and
 // names this URL with a session; POSTs to it get 202 and their answers
 // arrive on the stream as "message" events, never in the POST body.
 func TestLegacySSE(t *testing.T) {
-	s := NewTestServer(t, nil)
+	s := httptransport.NewTestServer(t, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	r, endpoint := OpenLegacy(t, ctx, s.URL, nil)
+	r, endpoint := httptransport.OpenLegacy(t, ctx, s.URL, nil)
 	if !strings.HasPrefix(endpoint, "/mcp?sessionId=") {
 		t.Fatalf("endpoint %q", endpoint)
 	}
@@ -69,7 +46,7 @@ func TestLegacySSE(t *testing.T) {
 		}
 	}
 	// A second stream is a second session, with its own messages.
-	r2, endpoint2 := OpenLegacy(t, ctx, s.URL, nil)
+	r2, endpoint2 := httptransport.OpenLegacy(t, ctx, s.URL, nil)
 	if endpoint2 == endpoint {
 		t.Fatal("two streams share an endpoint")
 	}
@@ -99,10 +76,10 @@ func TestLegacySSE(t *testing.T) {
 // TestLegacyBadPosts: malformed message POSTs get the documented status,
 // and the stream stays usable.
 func TestLegacyBadPosts(t *testing.T) {
-	s := NewTestServer(t, &Options{MaxBodyBytes: 256})
+	s := httptransport.NewTestServer(t, &httptransport.Options{MaxBodyBytes: 256})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	r, endpoint := OpenLegacy(t, ctx, s.URL, nil)
+	r, endpoint := httptransport.OpenLegacy(t, ctx, s.URL, nil)
 	post := s.HTTPServer.URL + endpoint
 	u, _ := url.Parse(post)
 	json := http.Header{"Content-Type": {"application/json"}}
@@ -139,7 +116,7 @@ func TestLegacyBadPosts(t *testing.T) {
 // TestLegacyEndpointUnderPrefix: the endpoint URI is right under
 // http.StripPrefix, and under a proxy that says X-Forwarded-Prefix.
 func TestLegacyEndpointUnderPrefix(t *testing.T) {
-	h := New(NewTestEngine(), nil)
+	h := httptransport.New(httptransport.NewTestEngine(), nil)
 	mux := http.NewServeMux()
 	mux.Handle("/api/v1/", http.StripPrefix("/api/v1", h))
 	srv := httptest.NewServer(mux)
@@ -147,7 +124,7 @@ func TestLegacyEndpointUnderPrefix(t *testing.T) {
 	defer h.Shutdown(context.Background())
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	_, endpoint := OpenLegacy(t, ctx, srv.URL+"/api/v1/mcp", nil)
+	_, endpoint := httptransport.OpenLegacy(t, ctx, srv.URL+"/api/v1/mcp", nil)
 	if !strings.HasPrefix(endpoint, "/api/v1/mcp?sessionId=") {
 		t.Errorf("under StripPrefix: %q", endpoint)
 	}
@@ -159,13 +136,13 @@ func TestLegacyEndpointUnderPrefix(t *testing.T) {
 	if resp.StatusCode != 202 {
 		t.Errorf("POST to the endpoint under StripPrefix: %d", resp.StatusCode)
 	}
-	_, endpoint = OpenLegacy(t, ctx, srv.URL+"/api/v1/mcp", http.Header{"X-Forwarded-Prefix": {"/public"}})
+	_, endpoint = httptransport.OpenLegacy(t, ctx, srv.URL+"/api/v1/mcp", http.Header{"X-Forwarded-Prefix": {"/public"}})
 	if !strings.HasPrefix(endpoint, "/public/api/v1/mcp?sessionId=") {
 		t.Errorf("behind a prefix-stripping proxy: %q", endpoint)
 	}
 	// A prefix that is not a path cannot send the client to another host.
 	for _, prefix := range []string{"//evil.example", "/\\evil.example", "https://evil.example", "evil", "/\t/evil.example", "/ /evil.example"} {
-		_, endpoint = OpenLegacy(t, ctx, srv.URL+"/api/v1/mcp", http.Header{"X-Forwarded-Prefix": {prefix}})
+		_, endpoint = httptransport.OpenLegacy(t, ctx, srv.URL+"/api/v1/mcp", http.Header{"X-Forwarded-Prefix": {prefix}})
 		if !strings.HasPrefix(endpoint, "/api/v1/mcp?sessionId=") {
 			t.Errorf("X-Forwarded-Prefix %q: endpoint %q", prefix, endpoint)
 		}
@@ -175,10 +152,10 @@ func TestLegacyEndpointUnderPrefix(t *testing.T) {
 // TestLegacyEndpointOption: Options.LegacyEndpoint is named as given, and
 // X-Forwarded-Prefix is then not applied.
 func TestLegacyEndpointOption(t *testing.T) {
-	s := NewTestServer(t, &Options{LegacyEndpoint: "https://public.example/tenant/mcp"})
+	s := httptransport.NewTestServer(t, &httptransport.Options{LegacyEndpoint: "https://public.example/tenant/mcp"})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	_, endpoint := OpenLegacy(t, ctx, s.URL, http.Header{"X-Forwarded-Prefix": {"/public"}})
+	_, endpoint := httptransport.OpenLegacy(t, ctx, s.URL, http.Header{"X-Forwarded-Prefix": {"/public"}})
 	if !strings.HasPrefix(endpoint, "https://public.example/tenant/mcp?sessionId=") {
 		t.Errorf("endpoint %q", endpoint)
 	}
@@ -187,7 +164,7 @@ func TestLegacyEndpointOption(t *testing.T) {
 // TestLegacyEndpointFirst: the endpoint event is the stream's first event
 // even while the engine is sending to every session (a list change).
 func TestLegacyEndpointFirst(t *testing.T) {
-	s := NewTestServer(t, nil)
+	s := httptransport.NewTestServer(t, nil)
 	stop := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
@@ -204,82 +181,21 @@ func TestLegacyEndpointFirst(t *testing.T) {
 	defer func() { close(stop); <-done }()
 	for range 100 {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		OpenLegacy(t, ctx, s.URL, nil) // fails unless the first event is endpoint
+		httptransport.OpenLegacy(t, ctx, s.URL, nil) // fails unless the first event is endpoint
 		cancel()
-	}
-}
-
-// TestLegacyShutdown: Shutdown ends 2024-11-05 streams, and their sessions.
-func TestLegacyShutdown(t *testing.T) {
-	s := NewTestServer(t, &Options{KeepAlive: 10 * time.Millisecond})
-	r, endpoint := OpenLegacy(t, context.Background(), s.URL, nil)
-	e, err := r.R.Next() // keep-alive comments flow on the legacy stream
-	if err != nil || !e.IsComment {
-		t.Fatalf("expected a keep-alive comment, got %+v %v", e, err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := s.Handler.Shutdown(ctx); err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := r.R.Next(); err != nil {
-			break // the stream ended
-		}
-	}
-	s.Handler.mu.Lock()
-	n := len(s.Handler.live)
-	s.Handler.mu.Unlock()
-	if n != 0 {
-		t.Errorf("%d sessions alive after Shutdown (endpoint %s)", n, endpoint)
 	}
 }
 
 // TestLegacySessionNotAStreamableSession: a 2024-11-05 session id is not
 // accepted as an Mcp-Session-Id.
 func TestLegacySessionNotAStreamableSession(t *testing.T) {
-	s := NewTestServer(t, nil)
+	s := httptransport.NewTestServer(t, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	_, endpoint := OpenLegacy(t, ctx, s.URL, nil)
+	_, endpoint := httptransport.OpenLegacy(t, ctx, s.URL, nil)
 	u, _ := url.Parse(endpoint)
 	sid := u.Query().Get("sessionId")
-	if resp, _ := s.Do("POST", SessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); resp.StatusCode != 404 {
+	if resp, _ := s.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); resp.StatusCode != 404 {
 		t.Errorf("legacy id as Mcp-Session-Id: %d", resp.StatusCode)
-	}
-}
-
-// versionsEngine serves only the versions it lists.
-type versionsEngine struct {
-	*TestEngine
-	versions []string
-}
-
-func (e versionsEngine) Describe(ctx context.Context) *Description {
-	d := *e.TestEngine.Describe(ctx)
-	d.Versions = e.versions
-	return &d
-}
-
-// TestLegacyFollowsEngineVersions: an engine that does not serve
-// 2024-11-05 gets no 2024-11-05 session: the GET that would open one gets
-// 405, as from a server without that transport, and the engine opens
-// nothing.
-func TestLegacyFollowsEngineVersions(t *testing.T) {
-	te := NewTestEngine()
-	s := StartTestServer(t, te, nil, nil, false)
-	s.Handler.engine = versionsEngine{te, []string{Version20260728, Version20251125}}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	resp := s.Open(ctx, "GET", http.Header{"Accept": {"text/event-stream"}}, "")
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "POST" {
-		t.Errorf("2024-11-05 GET to an engine without it: %d %v", resp.StatusCode, resp.Header)
-	}
-	te.Mu.Lock()
-	opened := len(te.Outs)
-	te.Mu.Unlock()
-	if opened != 0 {
-		t.Errorf("the engine opened %d sessions", opened)
 	}
 }
