@@ -1,12 +1,10 @@
-package httptransport
+package httptransport_test
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"regexp"
 	"runtime"
@@ -16,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpmount/mcpmount/httptransport"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
@@ -25,33 +24,33 @@ var visibleASCII = regexp.MustCompile(`^[\x21-\x7E]+$`)
 // request without it gets 400, with a bogus one 404; DELETE ends the
 // session and later requests get 404; a fresh initialize works again.
 func TestSessionLifecycle(t *testing.T) {
-	s := NewTestServer(t, nil)
-	sid := s.Initialize(Version20251125)
+	s := httptransport.NewTestServer(t, nil)
+	sid := s.Initialize(httptransport.Version20251125)
 	if !visibleASCII.MatchString(sid) || len(sid) < 20 {
 		t.Fatalf("session id %q", sid)
 	}
 	list := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
-	resp, body := s.Do("POST", SessionHeaders(sid, Version20251125), list)
+	resp, body := s.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), list)
 	if resp.StatusCode != 200 || !strings.Contains(body, `"tools"`) {
 		t.Fatalf("tools/list: %d %s", resp.StatusCode, body)
 	}
-	resp, body = s.Do("POST", SessionHeaders("", Version20251125), list)
+	resp, body = s.Do("POST", httptransport.SessionHeaders("", httptransport.Version20251125), list)
 	if resp.StatusCode != 400 {
 		t.Errorf("no session id: %d %s", resp.StatusCode, body)
 	}
-	resp, body = s.Do("POST", SessionHeaders("bogus", Version20251125), list)
-	if _, code, _ := RPCError(t, body); resp.StatusCode != 404 || code != jsonrpc.CodeSessionNotFound {
+	resp, body = s.Do("POST", httptransport.SessionHeaders("bogus", httptransport.Version20251125), list)
+	if _, code, _ := httptransport.RPCError(t, body); resp.StatusCode != 404 || code != jsonrpc.CodeSessionNotFound {
 		t.Errorf("bogus session id: %d %s", resp.StatusCode, body)
 	}
-	resp, _ = s.Do("DELETE", SessionHeaders(sid, Version20251125), "")
+	resp, _ = s.Do("DELETE", httptransport.SessionHeaders(sid, httptransport.Version20251125), "")
 	if resp.StatusCode != 200 {
 		t.Errorf("DELETE: %d", resp.StatusCode)
 	}
-	resp, _ = s.Do("POST", SessionHeaders(sid, Version20251125), list)
+	resp, _ = s.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), list)
 	if resp.StatusCode != 404 {
 		t.Errorf("after DELETE: %d", resp.StatusCode)
 	}
-	if sid2 := s.Initialize(Version20251125); sid2 == sid {
+	if sid2 := s.Initialize(httptransport.Version20251125); sid2 == sid {
 		t.Error("a new session reused the old id")
 	}
 }
@@ -61,14 +60,14 @@ func TestSessionLifecycle(t *testing.T) {
 // session alone); a supported one differing from the negotiated version
 // is served.
 func TestSessionProtocolVersionHeader(t *testing.T) {
-	s := NewTestServer(t, nil)
-	sid := s.Initialize(Version20250618)
-	h := SessionHeaders(sid, Version20250618)
+	s := httptransport.NewTestServer(t, nil)
+	sid := s.Initialize(httptransport.Version20250618)
+	h := httptransport.SessionHeaders(sid, httptransport.Version20250618)
 	h.Set("Mcp-Protocol-Version", "2099-01-01")
 	if resp, body := s.Do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); resp.StatusCode != 400 {
 		t.Errorf("unsupported version: %d %s", resp.StatusCode, body)
 	}
-	h.Set("Mcp-Protocol-Version", Version20251125)
+	h.Set("Mcp-Protocol-Version", httptransport.Version20251125)
 	if resp, body := s.Do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); resp.StatusCode != 200 {
 		t.Errorf("a supported version differing from the session's: %d %s", resp.StatusCode, body)
 	}
@@ -79,7 +78,7 @@ func TestSessionProtocolVersionHeader(t *testing.T) {
 	if resp, body := s.Do("DELETE", h, ""); resp.StatusCode != 400 {
 		t.Errorf("DELETE with unsupported version: %d %s", resp.StatusCode, body)
 	}
-	if resp, body := s.Do("POST", SessionHeaders(sid, Version20250618), `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`); resp.StatusCode != 200 {
+	if resp, body := s.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20250618), `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`); resp.StatusCode != 200 {
 		t.Errorf("after a refused DELETE the session is gone: %d %s", resp.StatusCode, body)
 	}
 }
@@ -87,10 +86,10 @@ func TestSessionProtocolVersionHeader(t *testing.T) {
 // TestSessionUnknownMethodIsNot404: in a session, an unknown method is a
 // JSON-RPC error on 200, never 404 (which clients read as "session gone").
 func TestSessionUnknownMethodIsNot404(t *testing.T) {
-	s := NewTestServer(t, nil)
-	sid := s.Initialize(Version20251125)
-	resp, body := s.Do("POST", SessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":1,"method":"foo/bar"}`)
-	if _, code, _ := RPCError(t, body); resp.StatusCode != 200 || code != jsonrpc.CodeMethodNotFound {
+	s := httptransport.NewTestServer(t, nil)
+	sid := s.Initialize(httptransport.Version20251125)
+	resp, body := s.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), `{"jsonrpc":"2.0","id":1,"method":"foo/bar"}`)
+	if _, code, _ := httptransport.RPCError(t, body); resp.StatusCode != 200 || code != jsonrpc.CodeMethodNotFound {
 		t.Errorf("%d %s", resp.StatusCode, body)
 	}
 }
@@ -98,28 +97,28 @@ func TestSessionUnknownMethodIsNot404(t *testing.T) {
 // TestSessionBatches: 2025-03-26 sessions accept batches, each response
 // exactly once; later versions refuse them, and initialize never batches.
 func TestSessionBatches(t *testing.T) {
-	s := NewTestServer(t, nil)
-	sid := s.Initialize(Version20250326)
+	s := httptransport.NewTestServer(t, nil)
+	sid := s.Initialize(httptransport.Version20250326)
 	batch := `[{"jsonrpc":"2.0","id":1,"method":"tools/list"},{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"b"}}},{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}]`
-	resp, body := s.Do("POST", SessionHeaders(sid, Version20250326), batch)
+	resp, body := s.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20250326), batch)
 	if resp.StatusCode != 200 {
 		t.Fatalf("batch: %d %s", resp.StatusCode, body)
 	}
 	seen := map[string]int{}
-	for _, m := range Messages(t, Events(t, body)) {
+	for _, m := range httptransport.Messages(t, httptransport.Events(t, body)) {
 		seen[m.ID.Raw()]++
 	}
 	if seen["1"] != 1 || seen["2"] != 1 || len(seen) != 2 {
 		t.Errorf("responses by id %v; body %s", seen, body)
 	}
-	h := SessionHeaders(sid, Version20250326)
+	h := httptransport.SessionHeaders(sid, httptransport.Version20250326)
 	h.Set("Accept", "application/json")
 	resp, body = s.Do("POST", h, batch)
 	var arr []json.RawMessage
 	if err := json.Unmarshal([]byte(body), &arr); resp.StatusCode != 200 || err != nil || len(arr) != 2 {
 		t.Errorf("JSON batch: %d %s", resp.StatusCode, body)
 	}
-	if resp, _ := s.Do("POST", SessionHeaders(sid, Version20250326), `[{"jsonrpc":"2.0","method":"notifications/initialized"}]`); resp.StatusCode != 202 {
+	if resp, _ := s.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20250326), `[{"jsonrpc":"2.0","method":"notifications/initialized"}]`); resp.StatusCode != 202 {
 		t.Errorf("notification batch: %d", resp.StatusCode)
 	}
 	// Invalid members get an error each (JSON-RPC 2.0 "Batch"), with their
@@ -154,9 +153,9 @@ func TestSessionBatches(t *testing.T) {
 			t.Errorf("%s: answered %v, want %s; body %s", tc.body, got, tc.want, body)
 		}
 	}
-	resp, body = s.Do("POST", SessionHeaders(sid, Version20250326), `[{"jsonrpc":"2.0","id":"a","method":"tools/list"},{"id":"b"}]`)
+	resp, body = s.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20250326), `[{"jsonrpc":"2.0","id":"a","method":"tools/list"},{"id":"b"}]`)
 	seen = map[string]int{}
-	for _, m := range Messages(t, Events(t, body)) {
+	for _, m := range httptransport.Messages(t, httptransport.Events(t, body)) {
 		seen[m.ID.Raw()]++
 		if m.ID.Raw() == `"b"` && (m.Error == nil || m.Error.Code != jsonrpc.CodeInvalidRequest) {
 			t.Errorf("invalid member on SSE: %+v", m)
@@ -165,11 +164,11 @@ func TestSessionBatches(t *testing.T) {
 	if resp.StatusCode != 200 || seen[`"a"`] != 1 || seen[`"b"`] != 1 {
 		t.Errorf("batch with an invalid member on SSE: %d %v; body %s", resp.StatusCode, seen, body)
 	}
-	sid2 := s.Initialize(Version20250618)
-	if resp, _ := s.Do("POST", SessionHeaders(sid2, Version20250618), batch); resp.StatusCode != 400 {
+	sid2 := s.Initialize(httptransport.Version20250618)
+	if resp, _ := s.Do("POST", httptransport.SessionHeaders(sid2, httptransport.Version20250618), batch); resp.StatusCode != 400 {
 		t.Errorf("batch on 2025-06-18: %d", resp.StatusCode)
 	}
-	h = SessionHeaders("", "")
+	h = httptransport.SessionHeaders("", "")
 	if resp, _ := s.Do("POST", h, `[{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}]`); resp.StatusCode != 400 {
 		t.Errorf("initialize in a batch: %d", resp.StatusCode)
 	}
@@ -179,9 +178,9 @@ func TestSessionBatches(t *testing.T) {
 // notifications arrive there; a second GET gets 409; Accept without
 // text/event-stream gets 406.
 func TestStandaloneStream(t *testing.T) {
-	s := NewTestServer(t, nil)
-	sid := s.Initialize(Version20251125)
-	h := GetHeaders(sid, Version20251125)
+	s := httptransport.NewTestServer(t, nil)
+	sid := s.Initialize(httptransport.Version20251125)
+	h := httptransport.GetHeaders(sid, httptransport.Version20251125)
 	r := s.OpenGET(t, sid)
 	if again, _ := s.Do("GET", h, ""); again.StatusCode != http.StatusConflict {
 		t.Errorf("second GET: %d", again.StatusCode)
@@ -196,28 +195,14 @@ func TestStandaloneStream(t *testing.T) {
 	}
 }
 
-// OpenGET opens session sid's standalone stream (2025-11-25) until the
-// test ends.
-func (s *TestServer) OpenGET(t *testing.T, sid string) *SSEReader {
-	t.Helper()
-	h := GetHeaders(sid, Version20251125)
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	resp := s.Open(ctx, "GET", h, "")
-	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
-		t.Fatalf("GET: %d %v", resp.StatusCode, resp.Header)
-	}
-	return NewSSEReader(t, resp.Body)
-}
-
 // TestSessionLevelRequest: a request the engine sends outside any call
 // goes out on the GET stream under an id of the transport's, and the
 // client's answer reaches the engine's Reply under the engine's own id;
 // a second answer with the same id reaches nobody. The engine's
 // notifications/cancelled for such a request names the client's id.
 func TestSessionLevelRequest(t *testing.T) {
-	s := NewTestServer(t, nil)
-	sid := s.Initialize(Version20251125)
+	s := httptransport.NewTestServer(t, nil)
+	sid := s.Initialize(httptransport.Version20251125)
 	r := s.OpenGET(t, sid)
 	if err := s.Engine.SessionRequest(sid, &jsonrpc.Message{JSONRPC: jsonrpc.Version, ID: jsonrpc.Int64ID(7), Method: "roots/list"}); err != nil {
 		t.Fatal(err)
@@ -228,7 +213,7 @@ func TestSessionLevelRequest(t *testing.T) {
 	}
 	answer := `{"jsonrpc":"2.0","id":` + m.ID.Raw() + `,"result":{"roots":[]}}`
 	for i := range 2 {
-		if resp, _ := s.Do("POST", SessionHeaders(sid, Version20251125), answer); resp.StatusCode != http.StatusAccepted {
+		if resp, _ := s.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), answer); resp.StatusCode != http.StatusAccepted {
 			t.Fatalf("answer: %d", resp.StatusCode)
 		}
 		select {
@@ -263,7 +248,7 @@ func TestSessionLevelRequest(t *testing.T) {
 	if err := json.Unmarshal(c.Params, &p); err != nil || c.Method != "notifications/cancelled" || p.RequestID != m.ID || p.Reason != "timeout" {
 		t.Fatalf("cancelled %s %s, want requestId %s", c.Method, c.Params, m.ID.Raw())
 	}
-	s.Do("POST", SessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":`+m.ID.Raw()+`,"result":{"roots":[]}}`)
+	s.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), `{"jsonrpc":"2.0","id":`+m.ID.Raw()+`,"result":{"roots":[]}}`)
 	select {
 	case got := <-s.Engine.Replies:
 		t.Fatalf("answer to a cancelled request delivered: %+v", got)
@@ -274,12 +259,12 @@ func TestSessionLevelRequest(t *testing.T) {
 // TestSessionCancellation: dropping a 2025-era POST does not cancel the
 // call; notifications/cancelled does.
 func TestSessionCancellation(t *testing.T) {
-	s := NewTestServer(t, nil)
-	sid := s.Initialize(Version20251125)
+	s := httptransport.NewTestServer(t, nil)
+	sid := s.Initialize(httptransport.Version20251125)
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		req, _ := http.NewRequestWithContext(ctx, "POST", s.URL, strings.NewReader(`{"jsonrpc":"2.0","id":"slow-1","method":"tools/call","params":{"name":"slow","arguments":{"text":"a"}}}`))
-		req.Header = SessionHeaders(sid, Version20251125)
+		req.Header = httptransport.SessionHeaders(sid, httptransport.Version20251125)
 		if resp, err := http.DefaultClient.Do(req); err == nil {
 			resp.Body.Close()
 		}
@@ -291,7 +276,7 @@ func TestSessionCancellation(t *testing.T) {
 		t.Fatal("a dropped connection cancelled a 2025-era call")
 	case <-time.After(200 * time.Millisecond):
 	}
-	resp, _ := s.Do("POST", SessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"slow-1","reason":"user"}}`)
+	resp, _ := s.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"slow-1","reason":"user"}}`)
 	if resp.StatusCode != 202 {
 		t.Fatalf("cancelled: %d", resp.StatusCode)
 	}
@@ -309,16 +294,16 @@ func TestSessionCancellation(t *testing.T) {
 // stream with a session-unique id; the client's answer, POSTed later, gets
 // 202 and reaches the waiting call under the engine's id.
 func TestServerToClientRequest(t *testing.T) {
-	s := NewTestServer(t, nil)
-	sid := s.Initialize(Version20251125)
-	resp := s.Open(context.Background(), "POST", SessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"sample"}}`)
-	r := NewSSEReader(t, resp.Body)
+	s := httptransport.NewTestServer(t, nil)
+	sid := s.Initialize(httptransport.Version20251125)
+	resp := s.Open(context.Background(), "POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"sample"}}`)
+	r := httptransport.NewSSEReader(t, resp.Body)
 	req := r.NextMessage()
 	if req.Method != "sampling/createMessage" || !req.ID.IsValid() {
 		t.Fatalf("got %+v", req)
 	}
 	answer := `{"jsonrpc":"2.0","id":` + req.ID.Raw() + `,"result":{"role":"assistant","content":{"type":"text","text":"hi"},"model":"m"}}`
-	if resp, body := s.Do("POST", SessionHeaders(sid, Version20251125), answer); resp.StatusCode != 202 {
+	if resp, body := s.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), answer); resp.StatusCode != 202 {
 		t.Fatalf("answer: %d %s", resp.StatusCode, body)
 	}
 	final := r.NextMessage()
@@ -330,13 +315,13 @@ func TestServerToClientRequest(t *testing.T) {
 // TestStatelessLegacy: with Options.Stateless, initialize mints no session
 // and any request is served on its own.
 func TestStatelessLegacy(t *testing.T) {
-	s := NewTestServer(t, &Options{Stateless: true})
-	h := SessionHeaders("", "")
+	s := httptransport.NewTestServer(t, &httptransport.Options{Stateless: true})
+	h := httptransport.SessionHeaders("", "")
 	resp, body := s.Do("POST", h, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
 	if resp.StatusCode != 200 || resp.Header.Get("Mcp-Session-Id") != "" || !strings.Contains(body, "2025-11-25") {
 		t.Fatalf("initialize: %d %v %s", resp.StatusCode, resp.Header, body)
 	}
-	h.Set("Mcp-Protocol-Version", Version20251125)
+	h.Set("Mcp-Protocol-Version", httptransport.Version20251125)
 	resp, body = s.Do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`)
 	if resp.StatusCode != 200 || !strings.Contains(body, `"text":"x"`) {
 		t.Fatalf("call: %d %s", resp.StatusCode, body)
@@ -351,13 +336,13 @@ func TestStatelessLegacy(t *testing.T) {
 	// The standalone GET a 2025-era client sends after initialize: 405,
 	// never a 2024-11-05 session.
 	h.Set("Accept", "text/event-stream")
-	h.Set("Mcp-Protocol-Version", Version20251125)
+	h.Set("Mcp-Protocol-Version", httptransport.Version20251125)
 	if resp, body := s.Do("GET", h, ""); resp.StatusCode != http.StatusMethodNotAllowed || strings.Contains(body, "event: endpoint") {
 		t.Errorf("stateless GET: %d %s", resp.StatusCode, body)
 	}
 	// A session id (one a client kept from a stateful deployment) is
 	// ignored on POST; GET and DELETE still have no session to act on.
-	h = SessionHeaders("KEPT-FROM-BEFORE", Version20251125)
+	h = httptransport.SessionHeaders("KEPT-FROM-BEFORE", httptransport.Version20251125)
 	if resp, body := s.Do("POST", h, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"y"}}}`); resp.StatusCode != 200 || !strings.Contains(body, `"text":"y"`) {
 		t.Errorf("POST with a session id: %d %s", resp.StatusCode, body)
 	}
@@ -372,12 +357,12 @@ func TestStatelessLegacy(t *testing.T) {
 // TestStatelessAbortCancels: a stateless 2025-era call has no session to
 // cancel it through, so dropping its POST cancels it.
 func TestStatelessAbortCancels(t *testing.T) {
-	s := NewTestServer(t, &Options{Stateless: true})
+	s := httptransport.NewTestServer(t, &httptransport.Options{Stateless: true})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
 		req, _ := http.NewRequestWithContext(ctx, "POST", s.URL, strings.NewReader(`{"jsonrpc":"2.0","id":"x1","method":"tools/call","params":{"name":"slow","arguments":{"text":"st"}}}`))
-		req.Header = SessionHeaders("", Version20251125)
+		req.Header = httptransport.SessionHeaders("", httptransport.Version20251125)
 		if resp, err := s.Client.Do(req); err == nil {
 			resp.Body.Close()
 		}
@@ -396,36 +381,13 @@ func TestStatelessAbortCancels(t *testing.T) {
 	}
 }
 
-// TestSessionExpiry: an idle session is ended, and its id then gets 404.
-func TestSessionExpiry(t *testing.T) {
-	s := NewTestServer(t, &Options{SessionIdleTimeout: 40 * time.Millisecond})
-	sid := s.Initialize(Version20251125)
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		resp, _ := s.Do("POST", SessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
-		if resp.StatusCode == 404 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("session never expired")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	s.Handler.mu.Lock()
-	n := len(s.Handler.live)
-	s.Handler.mu.Unlock()
-	if n != 0 {
-		t.Errorf("%d live sessions after expiry", n)
-	}
-}
-
 // TestSessionIDFreeOnceAnswered: once a client has a call's answer, the
 // call is no longer in flight, so a request reusing its id is served (only
 // an id still in flight is refused), whatever the timing.
 func TestSessionIDFreeOnceAnswered(t *testing.T) {
-	s := NewTestServer(t, nil)
-	sid := s.Initialize(Version20250618)
-	h := SessionHeaders(sid, Version20250618)
+	s := httptransport.NewTestServer(t, nil)
+	sid := s.Initialize(httptransport.Version20250618)
+	h := httptransport.SessionHeaders(sid, httptransport.Version20250618)
 	h.Set("Accept", "application/json")
 	for i := range 300 {
 		resp, body := s.Do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
@@ -446,9 +408,9 @@ func TestSessionIDFreeOnceAnswered(t *testing.T) {
 // each, all held at once, some 700 MiB allocated for 131,071 error
 // answers. A batch at the bound is served, and the option moves it.
 func TestBatchMessagesBounded(t *testing.T) {
-	s := NewTestServer(t, nil)
-	sid := s.Initialize(Version20250326)
-	h := SessionHeaders(sid, Version20250326)
+	s := httptransport.NewTestServer(t, nil)
+	sid := s.Initialize(httptransport.Version20250326)
+	h := httptransport.SessionHeaders(sid, httptransport.Version20250326)
 	h.Set("Accept", "application/json")
 
 	const bodySize = 256 << 10
@@ -463,7 +425,7 @@ func TestBatchMessagesBounded(t *testing.T) {
 	}
 	if resp.StatusCode != http.StatusBadRequest {
 		t.Errorf("batch of %d junk members: %d and %d bytes, want 400 and one -32600 error", bodySize/2-1, resp.StatusCode, len(body))
-	} else if _, code, _ := RPCError(t, body); code != jsonrpc.CodeInvalidRequest {
+	} else if _, code, _ := httptransport.RPCError(t, body); code != jsonrpc.CodeInvalidRequest {
 		t.Errorf("batch of %d junk members: %s, want -32600", bodySize/2-1, body)
 	}
 
@@ -488,9 +450,9 @@ func TestBatchMessagesBounded(t *testing.T) {
 		t.Errorf("batch of 101: %d %s", resp.StatusCode, body)
 	}
 
-	s2 := NewTestServer(t, &Options{MaxBatchMessages: 3})
-	sid2 := s2.Initialize(Version20250326)
-	h2 := SessionHeaders(sid2, Version20250326)
+	s2 := httptransport.NewTestServer(t, &httptransport.Options{MaxBatchMessages: 3})
+	sid2 := s2.Initialize(httptransport.Version20250326)
+	h2 := httptransport.SessionHeaders(sid2, httptransport.Version20250326)
 	h2.Set("Accept", "application/json")
 	if resp, body := s2.Do("POST", h2, list(3)); resp.StatusCode != 200 || answers(body) != 3 {
 		t.Errorf("MaxBatchMessages 3, batch of 3: %d %s", resp.StatusCode, body)
@@ -498,9 +460,9 @@ func TestBatchMessagesBounded(t *testing.T) {
 	if resp, _ := s2.Do("POST", h2, list(4)); resp.StatusCode != http.StatusBadRequest {
 		t.Errorf("MaxBatchMessages 3, batch of 4: %d", resp.StatusCode)
 	}
-	s3 := NewTestServer(t, &Options{MaxBatchMessages: -1})
-	sid3 := s3.Initialize(Version20250326)
-	h3 := SessionHeaders(sid3, Version20250326)
+	s3 := httptransport.NewTestServer(t, &httptransport.Options{MaxBatchMessages: -1})
+	sid3 := s3.Initialize(httptransport.Version20250326)
+	h3 := httptransport.SessionHeaders(sid3, httptransport.Version20250326)
 	h3.Set("Accept", "application/json")
 	if resp, body := s3.Do("POST", h3, list(150)); resp.StatusCode != 200 || answers(body) != 150 {
 		t.Errorf("MaxBatchMessages -1, batch of 150: %d, %d answers", resp.StatusCode, answers(body))
@@ -509,10 +471,10 @@ func TestBatchMessagesBounded(t *testing.T) {
 
 // which go test -race checks, and the session serves on.
 func TestBatchJSONClientLeaves(t *testing.T) {
-	s := NewTestServer(t, nil)
+	s := httptransport.NewTestServer(t, nil)
 	s.Engine.Gate = make(chan struct{})
-	sid := s.Initialize(Version20250326)
-	h := SessionHeaders(sid, Version20250326)
+	sid := s.Initialize(httptransport.Version20250326)
+	h := httptransport.SessionHeaders(sid, httptransport.Version20250326)
 	h.Set("Accept", "application/json")
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -533,50 +495,14 @@ func TestBatchJSONClientLeaves(t *testing.T) {
 	}
 }
 
-// TestRefusedDuplicateKeepsNothing: a request refused because its id is
-// in flight leaves no stream behind in the session (each such refusal
-// would otherwise hold one until the session ended).
-func TestRefusedDuplicateKeepsNothing(t *testing.T) {
-	s := NewTestServer(t, nil)
-	sid := s.Initialize(Version20251125)
-	h := SessionHeaders(sid, Version20251125)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		req, _ := http.NewRequestWithContext(ctx, "POST", s.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"text":"s"}}}`))
-		req.Header = h
-		if resp, err := s.Client.Do(req); err == nil {
-			resp.Body.Close()
-		}
-	}()
-	<-s.Engine.Started
-	for range 20 {
-		if resp, body := s.Do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); !strings.Contains(body, "already in flight") {
-			t.Fatalf("duplicate id: %d %s", resp.StatusCode, body)
-		}
-	}
-	s.Handler.mu.Lock()
-	ls := s.Handler.live[sid]
-	s.Handler.mu.Unlock()
-	ls.mu.Lock()
-	n := len(ls.streams)
-	ls.mu.Unlock()
-	if n != 1 {
-		t.Errorf("%d call streams in the session, want 1 (the call in flight)", n)
-	}
-	cancel()
-	s.Do("DELETE", h, "")
-	<-s.Engine.Cancelled
-}
-
 // TestServerRequestToJSONOnlyClient: a 2025-era call whose POST accepts
 // only JSON has no stream for a server-to-client request: Send fails at
 // once (ErrNoStream), so the engine answers instead of waiting forever for
 // a reply that cannot come.
 func TestServerRequestToJSONOnlyClient(t *testing.T) {
-	s := NewTestServer(t, nil)
-	sid := s.Initialize(Version20251125)
-	h := SessionHeaders(sid, Version20251125)
+	s := httptransport.NewTestServer(t, nil)
+	sid := s.Initialize(httptransport.Version20251125)
+	h := httptransport.SessionHeaders(sid, httptransport.Version20251125)
 	h.Set("Accept", "application/json")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -588,7 +514,7 @@ func TestServerRequestToJSONOnlyClient(t *testing.T) {
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if !strings.Contains(string(body), ErrNoStream.Error()) {
+	if !strings.Contains(string(body), httptransport.ErrNoStream.Error()) {
 		t.Errorf("answer %d %s, want the engine's error naming ErrNoStream", resp.StatusCode, body)
 	}
 }
@@ -598,9 +524,9 @@ func TestServerRequestToJSONOnlyClient(t *testing.T) {
 // send have no place in it and are dropped, and a server request fails at
 // once, as for any JSON-only POST.
 func TestBatchJSONOnlyResponses(t *testing.T) {
-	s := NewTestServer(t, nil)
-	sid := s.Initialize(Version20250326)
-	h := SessionHeaders(sid, Version20250326)
+	s := httptransport.NewTestServer(t, nil)
+	sid := s.Initialize(httptransport.Version20250326)
+	h := httptransport.SessionHeaders(sid, httptransport.Version20250326)
 	h.Set("Accept", "application/json")
 	resp, body := s.Do("POST", h, `[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"progress","arguments":{"count":2},"_meta":{"progressToken":1}}},{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sample","arguments":{"text":"s"}}}]`)
 	var arr []*jsonrpc.Message
@@ -611,7 +537,7 @@ func TestBatchJSONOnlyResponses(t *testing.T) {
 		if !m.IsResponse() {
 			t.Errorf("a batch's JSON answer holds %s", m.Method)
 		}
-		if m.ID.Raw() == "2" && (m.Error == nil || !strings.Contains(m.Error.Message, ErrNoStream.Error())) {
+		if m.ID.Raw() == "2" && (m.Error == nil || !strings.Contains(m.Error.Message, httptransport.ErrNoStream.Error())) {
 			t.Errorf("the server request in a JSON batch: %+v", m)
 		}
 	}
@@ -620,60 +546,5 @@ func TestBatchJSONOnlyResponses(t *testing.T) {
 	_, body = s.Do("POST", h, `[{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"progress","arguments":{"count":2},"_meta":{"progressToken":1}}}]`)
 	if n := strings.Count(body, "notifications/progress"); n != 2 {
 		t.Errorf("SSE batch: %d progress notifications: %s", n, body)
-	}
-}
-
-// panickyEngine panics in Notify.
-type panickyEngine struct{ *TestEngine }
-
-func (panickyEngine) Notify(context.Context, *Session, *jsonrpc.Message) { panic("notify exploded") }
-
-// TestNotifyPanicSurvived: an engine that panics on a client notification
-// costs the client nothing: the POST gets its 202, and the session serves
-// on.
-func TestNotifyPanicSurvived(t *testing.T) {
-	te := NewTestEngine()
-	s := StartTestServer(t, te, &Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, nil, false)
-	s.Handler.engine = panickyEngine{te}
-	sid := s.Initialize(Version20251125)
-	h := SessionHeaders(sid, Version20251125)
-	if resp, err := s.Client.Do(func() *http.Request {
-		req, _ := http.NewRequest("POST", s.URL, strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
-		req.Header = h
-		return req
-	}()); err != nil || resp.StatusCode != http.StatusAccepted {
-		t.Fatalf("notification to a panicking engine: %v %v", resp, err)
-	}
-	if resp, body := s.Do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); resp.StatusCode != 200 {
-		t.Errorf("the session after the panic: %d %s", resp.StatusCode, body)
-	}
-}
-
-// TestRefusedServerRequestForgotten: a server request Send could not send
-// (here to a POST that takes only JSON) leaves nothing waiting for its
-// answer; each refused one (the SDK's keepalive pings on a long call, say)
-// stayed registered until the call ended.
-func TestRefusedServerRequestForgotten(t *testing.T) {
-	s := NewTestServer(t, nil)
-	sid := s.Initialize(Version20251125)
-	s.Handler.mu.Lock()
-	ls := s.Handler.live[sid]
-	s.Handler.mu.Unlock()
-	if ls == nil {
-		t.Fatal("session not live")
-	}
-	st := s.Handler.newStream(nil, acceptance{json: true}, streamRole{})
-	call := &Call{Request: &jsonrpc.Message{JSONRPC: "2.0", ID: jsonrpc.Int64ID(9), Method: "tools/call"}, Version: Version20251125, live: ls, out: st, ctx: context.Background()}
-	for i := range 3 {
-		ping := &jsonrpc.Message{JSONRPC: "2.0", ID: jsonrpc.Int64ID(int64(i)), Method: "ping"}
-		if err := call.Send(context.Background(), ping); !errors.Is(err, ErrNoStream) {
-			t.Fatalf("Send: %v, want ErrNoStream", err)
-		}
-	}
-	ls.mu.Lock()
-	n := len(ls.pending)
-	ls.mu.Unlock()
-	if n != 0 {
-		t.Errorf("%d refused server requests still await answers", n)
 	}
 }
