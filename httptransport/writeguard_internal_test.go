@@ -67,7 +67,7 @@ func TestCancelEndsBlockedWrite(t *testing.T) {
 	if resp, _ := s.Do("POST", SessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`); resp.StatusCode != http.StatusAccepted {
 		t.Fatalf("notifications/cancelled: %d", resp.StatusCode)
 	}
-	for deadline := time.Now().Add(20 * time.Second); GoroutinesIn("(*testEngine).tool") > 0; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(20 * time.Second); GoroutinesIn("(*TestEngine).tool") > 0; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the cancelled call is still blocked in its write 20 s later")
 		}

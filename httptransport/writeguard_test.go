@@ -23,7 +23,7 @@ func TestShutdownEndsBlockedWrite(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	_ = s.Handler.Shutdown(ctx)
-	for deadline := time.Now().Add(20 * time.Second); httptransport.GoroutinesIn("(*testEngine).tool") > 0; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(20 * time.Second); httptransport.GoroutinesIn("(*TestEngine).tool") > 0; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the abandoned call is still blocked in its write 20 s later")
 		}
