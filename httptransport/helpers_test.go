@@ -57,7 +57,7 @@ func NewTestServerWith(t *testing.T, opts *Options, wrap func(http.Handler) http
 // is set.
 func StartTestServer(t *testing.T, e *TestEngine, opts *Options, wrap func(http.Handler) http.Handler, h2 bool) *TestServer {
 	t.Helper()
-	opts = withTestObserver(opts) // MCPMOUNT_TEST_OBSERVER (observe_test.go)
+	opts = withTestObserver(opts) // MCPMOUNT_TEST_OBSERVER (observe_internal_test.go)
 	h := New(e, opts)
 	var handler http.Handler = h
 	if wrap != nil {
