@@ -107,7 +107,7 @@ func (s *stream) writeEventLocked(e sse.Event, later bool) {
 		_ = s.resp.sw.SetWriteDeadline(time.Now().Add(d))
 	}
 	var err error
-	s.guard.begin(s.resp.sw)
+	s.guard.Begin(s.resp.sw)
 	switch {
 	case later:
 		err = s.resp.sw.Buffer(e)
@@ -116,7 +116,7 @@ func (s *stream) writeEventLocked(e sse.Event, later bool) {
 	default:
 		err = s.resp.sw.WriteEvent(e)
 	}
-	s.guard.end()
+	s.guard.End()
 	if err == nil {
 		if later {
 			s.deferFlushLocked()
@@ -200,9 +200,9 @@ func (s *stream) flushPendingLocked() {
 	if d := s.h.cfg.writeTimeout; d > 0 {
 		_ = s.resp.sw.SetWriteDeadline(time.Now().Add(d))
 	}
-	s.guard.begin(s.resp.sw)
+	s.guard.Begin(s.resp.sw)
 	err := s.resp.sw.Flush()
-	s.guard.end()
+	s.guard.End()
 	if s.h.cfg.writeTimeout > 0 && err == nil {
 		_ = s.resp.sw.SetWriteDeadline(time.Time{})
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpmount/mcpmount/httptransport/internal/wire"
 )
 
 // StalledPost sends body as a POST with the given headers over a raw TCP
@@ -63,7 +65,7 @@ func TestCancelEndsBlockedWrite(t *testing.T) {
 			t.Fatal("the call never blocked on its client")
 		}
 	}
-	time.Sleep(2 * stuckWrite)
+	time.Sleep(2 * wire.StuckWrite)
 	if resp, _ := s.Do("POST", SessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`); resp.StatusCode != http.StatusAccepted {
 		t.Fatalf("notifications/cancelled: %d", resp.StatusCode)
 	}
