@@ -58,7 +58,7 @@ func fillStalledStream(t *testing.T, s *httptransport.TestServer, endpoint strin
 	t.Helper()
 	// Writes blocked on another test's stalled client end with its
 	// connection; wait for them, so that the one seen below is this one's.
-	for deadline := time.Now().Add(10 * time.Second); httptransport.GoroutinesIn("(*parkedWriter).Write")+httptransport.GoroutinesIn("(*stream).sendRaw") > 0; {
+	for deadline := time.Now().Add(10 * time.Second); httptransport.GoroutinesIn("(*ParkedWriter).Write")+httptransport.GoroutinesIn("(*stream).sendRaw") > 0; {
 		if time.Now().After(deadline) {
 			t.Fatal("writes of an earlier test still blocked")
 		}
@@ -73,13 +73,13 @@ func fillStalledStream(t *testing.T, s *httptransport.TestServer, endpoint strin
 			t.Fatalf("big echo %d: %d", id, st)
 		}
 		time.Sleep(20 * time.Millisecond)
-		if httptransport.GoroutinesIn("(*parkedWriter).Write") == 0 {
+		if httptransport.GoroutinesIn("(*ParkedWriter).Write") == 0 {
 			continue
 		}
 		// A write under way may still fit the socket's send buffer: it is
 		// blocked when it is still there a while later.
 		time.Sleep(300 * time.Millisecond)
-		if httptransport.GoroutinesIn("(*parkedWriter).Write") > 0 {
+		if httptransport.GoroutinesIn("(*ParkedWriter).Write") > 0 {
 			return id
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mcpmount/mcpmount/httptransport/internal/wire"
 	"github.com/mcpmount/mcpmount/internal/logval"
 	"github.com/mcpmount/mcpmount/sse"
 )
@@ -153,7 +154,7 @@ func (s *stream) deferrable() bool {
 	if s.h.cfg.notifyDelay <= 0 || s.role.standalone || s.role.held {
 		return false
 	}
-	_, parked := s.resp.w.(*parkedWriter)
+	_, parked := s.resp.w.(*wire.ParkedWriter)
 	return !parked
 }
 

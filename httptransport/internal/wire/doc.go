@@ -2,7 +2,8 @@
 // HTTP response does on the connection, beneath the streams that decide
 // what to write (httptransport's stream and relayOut), which are beneath
 // the calls and the per-era logic. It holds the write guard that lets a
-// cancelled call end a write blocked on its client.
+// cancelled call end a write blocked on its client, and the writer of a
+// held stream taken over from net/http (Hijack, ParkedWriter).
 //
 // It imports nothing of httptransport (Go forbids the cycle), so nothing
 // here can reach back up into sessions, calls or the handler: what it
