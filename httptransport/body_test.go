@@ -1,4 +1,4 @@
-package httptransport
+package httptransport_test
 
 import (
 	"fmt"
@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mcpmount/mcpmount/httptransport"
 )
 
 // TestAnnouncedBodyNotReserved: a client that announces a large body
@@ -18,7 +20,7 @@ import (
 func TestAnnouncedBodyNotReserved(t *testing.T) {
 	const conns, announced = 20, 4 << 20 // the default MaxBodyBytes
 	var entered atomic.Int32
-	h := New(newTestEngine(), nil)
+	h := httptransport.New(httptransport.NewTestEngine(), nil)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		entered.Add(1)
 		h.ServeHTTP(w, r)

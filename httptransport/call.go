@@ -119,7 +119,7 @@ func (h *Handler) startCall(x *exchange, m *jsonrpc.Message, out output) <-chan 
 	// ends with its POST, as a 2026-07-28 call does.
 	ctx, cancel := context.WithCancel(base)
 	// A write blocked on a client that stopped reading ends with the call
-	// (writeGuard): here when the session or the handler ends, in
+	// (wire.Guard): here when the session or the handler ends, in
 	// cancelCall on notifications/cancelled.
 	stop := context.AfterFunc(parent, func() { cancel(); out.abortWrite() })
 	owner := h.calls.owner(r.Context())

@@ -4,33 +4,16 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/mcpmount/mcpmount/httptransport/internal/wire"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
-
-// canFlush reports whether w, or a writer it unwraps to, can flush, as
-// http.ResponseController finds one. Behind a writer that cannot (a
-// middleware's wrapper with neither Flush nor Unwrap), an SSE stream
-// reaches its client only when its response ends: a call's stream late,
-// a held stream never.
-func canFlush(w http.ResponseWriter) bool {
-	for {
-		switch t := w.(type) {
-		case http.Flusher, interface{ FlushError() error }:
-			return true
-		case interface{ Unwrap() http.ResponseWriter }:
-			w = t.Unwrap()
-		default:
-			return false
-		}
-	}
-}
 
 // refuseUnflushable answers a request for a held stream (a session's GET
 // stream, a 2024-11-05 event stream, a 2026-07-28 listen) with e when w
 // cannot flush, since nothing of the stream would ever reach the client,
 // and logs the cause once. It reports whether it refused.
 func (h *Handler) refuseUnflushable(w http.ResponseWriter, id jsonrpc.ID, e *httpError) bool {
-	if canFlush(w) {
+	if wire.CanFlush(w) {
 		return false
 	}
 	if e.status == http.StatusMethodNotAllowed {

@@ -1,4 +1,4 @@
-package httptransport
+package httptransport_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpmount/mcpmount/httptransport"
 	"github.com/mcpmount/mcpmount/internal/testutil"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
@@ -32,14 +33,14 @@ func (s *statusRecorder) WriteHeader(code int) { s.status = code; s.ResponseWrit
 // their responses, are still served.
 func TestHeldStreamsRefusedWithoutFlush(t *testing.T) {
 	var logs testutil.Buffer
-	s := newServerWith(t, &Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))}, func(next http.Handler) http.Handler {
+	s := httptransport.NewTestServerWith(t, &httptransport.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))}, func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			next.ServeHTTP(&statusRecorder{ResponseWriter: w}, r)
 		})
 	})
-	sid := s.initialize(Version20251125)
+	sid := s.Initialize(httptransport.Version20251125)
 	sse := http.Header{"Accept": {"text/event-stream"}}
-	sessionGet := sessionHeaders(sid, Version20251125)
+	sessionGet := httptransport.SessionHeaders(sid, httptransport.Version20251125)
 	sessionGet.Set("Accept", "text/event-stream")
 	for _, tc := range []struct {
 		name   string
@@ -52,10 +53,10 @@ func TestHeldStreamsRefusedWithoutFlush(t *testing.T) {
 		{"2024-11-05 event stream", "GET", sse, "", http.StatusInternalServerError, jsonrpc.CodeInternalError},
 		// A 2025-era GET gets an event stream or 405 (spec 2025-11-25 basic/transports#listening-for-messages-from-the-server).
 		{"2025-11-25 session GET", "GET", sessionGet, "", http.StatusMethodNotAllowed, jsonrpc.CodeServerError},
-		{"2026-07-28 listen", "POST", modernHeaders("subscriptions/listen"), `{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + meta + `}}`, http.StatusInternalServerError, jsonrpc.CodeInternalError},
+		{"2026-07-28 listen", "POST", httptransport.ModernHeaders("subscriptions/listen"), `{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + httptransport.Meta + `}}`, http.StatusInternalServerError, jsonrpc.CodeInternalError},
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		resp := s.open(ctx, tc.method, tc.header, tc.body) // fails at 5 s when nothing comes
+		resp := s.Open(ctx, tc.method, tc.header, tc.body) // fails at 5 s when nothing comes
 		raw, _ := io.ReadAll(resp.Body)
 		cancel()
 		body := string(raw)
@@ -63,7 +64,7 @@ func TestHeldStreamsRefusedWithoutFlush(t *testing.T) {
 			t.Errorf("%s: %d %q, want %d", tc.name, resp.StatusCode, body, tc.status)
 			continue
 		}
-		if _, code, _ := rpcError(t, body); code != tc.code {
+		if _, code, _ := httptransport.RPCError(t, body); code != tc.code {
 			t.Errorf("%s: %s, want %d", tc.name, body, tc.code)
 		}
 		if tc.status == http.StatusMethodNotAllowed && resp.Header.Get("Allow") == "" {
@@ -74,9 +75,9 @@ func TestHeldStreamsRefusedWithoutFlush(t *testing.T) {
 		t.Errorf("the cause logged %d times, want once:\n%s", n, logs.String())
 	}
 
-	h := modernHeaders("tools/call")
+	h := httptransport.ModernHeaders("tools/call")
 	h.Set("Mcp-Name", "echo")
-	resp, body := s.do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"still served"},`+meta+`}}`)
+	resp, body := s.Do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"still served"},`+httptransport.Meta+`}}`)
 	if resp.StatusCode != 200 || !strings.Contains(body, "still served") {
 		t.Errorf("a call behind the same writer: %d %s", resp.StatusCode, body)
 	}
@@ -87,15 +88,15 @@ func TestHeldStreamsRefusedWithoutFlush(t *testing.T) {
 // cause is logged (once), as nothing arrives until then.
 func TestCallStreamWithoutFlushLogged(t *testing.T) {
 	var logs testutil.Buffer
-	s := newServerWith(t, &Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))}, func(next http.Handler) http.Handler {
+	s := httptransport.NewTestServerWith(t, &httptransport.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))}, func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			next.ServeHTTP(&statusRecorder{ResponseWriter: w}, r)
 		})
 	})
-	h := modernHeaders("tools/call")
+	h := httptransport.ModernHeaders("tools/call")
 	h.Set("Mcp-Name", "progress")
 	for range 2 {
-		resp, body := s.do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"progress","arguments":{"count":2},"_meta":{"progressToken":"p",`+meta[len(`"_meta":{`):]+`}}`)
+		resp, body := s.Do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"progress","arguments":{"count":2},"_meta":{"progressToken":"p",`+httptransport.Meta[len(`"_meta":{`):]+`}}`)
 		if resp.StatusCode != 200 || strings.Count(body, "notifications/progress") != 2 || !strings.Contains(body, `"result"`) {
 			t.Fatalf("progress call behind a non-flushing writer: %d %s", resp.StatusCode, body)
 		}

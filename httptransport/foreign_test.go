@@ -1,4 +1,4 @@
-package httptransport
+package httptransport_test
 
 import (
 	"context"
@@ -7,14 +7,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpmount/mcpmount/httptransport"
 	"github.com/mcpmount/mcpmount/internal/testutil"
 )
 
 // loggedServer starts an instance with default Options but for a logger
 // writing to logs.
-func loggedServer(t *testing.T, logs *testutil.Buffer) *server {
+func loggedServer(t *testing.T, logs *testutil.Buffer) *httptransport.TestServer {
 	t.Helper()
-	return newServer(t, &Options{Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	return httptransport.NewTestServer(t, &httptransport.Options{Logger: slog.New(slog.NewTextHandler(logs, nil))})
 }
 
 // TestForeignSessionLogged: mcp-go #636. Two instances keeping sessions
@@ -26,10 +27,10 @@ func loggedServer(t *testing.T, logs *testutil.Buffer) *server {
 // logs nothing.
 func TestForeignSessionLogged(t *testing.T) {
 	var logsB, logsC testutil.Buffer
-	a, b, c := newServer(t, nil), loggedServer(t, &logsB), loggedServer(t, &logsC)
-	sid := a.initialize(Version20251125)
+	a, b, c := httptransport.NewTestServer(t, nil), loggedServer(t, &logsB), loggedServer(t, &logsC)
+	sid := a.Initialize(httptransport.Version20251125)
 	for range 2 {
-		if resp, body := b.do("POST", sessionHeaders(sid, Version20251125), listTools); resp.StatusCode != http.StatusNotFound {
+		if resp, body := b.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), httptransport.ListTools); resp.StatusCode != http.StatusNotFound {
 			t.Fatalf("B, A's session: %d %s, want 404", resp.StatusCode, body)
 		}
 	}
@@ -41,11 +42,11 @@ func TestForeignSessionLogged(t *testing.T) {
 	}
 
 	// C's own session, gone: 404 and nothing said.
-	own := c.initialize(Version20251125)
-	if resp, _ := c.do("DELETE", sessionHeaders(own, Version20251125), ""); resp.StatusCode != http.StatusOK {
+	own := c.Initialize(httptransport.Version20251125)
+	if resp, _ := c.Do("DELETE", httptransport.SessionHeaders(own, httptransport.Version20251125), ""); resp.StatusCode != http.StatusOK {
 		t.Fatalf("DELETE: %d", resp.StatusCode)
 	}
-	if resp, _ := c.do("POST", sessionHeaders(own, Version20251125), listTools); resp.StatusCode != http.StatusNotFound {
+	if resp, _ := c.Do("POST", httptransport.SessionHeaders(own, httptransport.Version20251125), httptransport.ListTools); resp.StatusCode != http.StatusNotFound {
 		t.Fatalf("C, its deleted session: %d, want 404", resp.StatusCode)
 	}
 	if logsC.String() != "" {
@@ -56,10 +57,10 @@ func TestForeignSessionLogged(t *testing.T) {
 	// C for A's gets 404, and C says why.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	_, endpoint := openLegacy(t, ctx, a.url, nil)
+	_, endpoint := httptransport.OpenLegacy(t, ctx, a.URL, nil)
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")
-	if resp, _ := c.doURL("POST", c.srv.URL+endpoint, h, `{"jsonrpc":"2.0","id":1,"method":"ping"}`); resp.StatusCode != http.StatusNotFound {
+	if resp, _ := c.DoURL("POST", c.HTTPServer.URL+endpoint, h, `{"jsonrpc":"2.0","id":1,"method":"ping"}`); resp.StatusCode != http.StatusNotFound {
 		t.Fatalf("C, A's 2024-11-05 session: %d, want 404", resp.StatusCode)
 	}
 	if !strings.Contains(logsC.String(), "another instance") {

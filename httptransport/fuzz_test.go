@@ -1,4 +1,4 @@
-package httptransport
+package httptransport_test
 
 import (
 	"context"
@@ -8,30 +8,33 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpmount/mcpmount/httptransport"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
 // quickEngine answers every request at once, so fuzzing never blocks.
 type quickEngine struct{}
 
-func (quickEngine) Describe(context.Context) *Description {
-	return &Description{ToolHeaders: map[string][]HeaderParam{"t": {{Header: "A", Path: []string{"a"}}, {Header: "B", Path: []string{"b", "c"}}}}}
+func (quickEngine) Describe(context.Context) *httptransport.Description {
+	return &httptransport.Description{ToolHeaders: map[string][]httptransport.HeaderParam{"t": {{Header: "A", Path: []string{"a"}}, {Header: "B", Path: []string{"b", "c"}}}}}
 }
 
-func (quickEngine) Serve(_ context.Context, c *Call) (*jsonrpc.Message, error) {
+func (quickEngine) Serve(_ context.Context, c *httptransport.Call) (*jsonrpc.Message, error) {
 	_ = c.Send(context.Background(), jsonrpc.NewNotification("notifications/progress", json.RawMessage(`{"progressToken":1,"progress":1}`)))
 	return jsonrpc.NewResponse(c.Request.ID, json.RawMessage(`{"protocolVersion":"2025-11-25"}`)), nil
 }
 
-func (quickEngine) Notify(context.Context, *Session, *jsonrpc.Message)  {}
-func (quickEngine) OpenSession(context.Context, *Session, Sender) error { return nil }
+func (quickEngine) Notify(context.Context, *httptransport.Session, *jsonrpc.Message) {}
+func (quickEngine) OpenSession(context.Context, *httptransport.Session, httptransport.Sender) error {
+	return nil
+}
 
 // FuzzServePost sends arbitrary bodies with arbitrary MCP headers through
 // the handler: it never panics, answers with a status the transport
 // documents, and every error body is a JSON-RPC error.
 func FuzzServePost(f *testing.F) {
 	seeds := []struct{ body, version, method, name, param, sid string }{
-		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"a":"x"},` + meta + `}}`, "2026-07-28", "tools/call", "t", "x", ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"a":"x"},` + httptransport.Meta + `}}`, "2026-07-28", "tools/call", "t", "x", ""},
 		{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26"}}`, "", "", "", "", ""},
 		{`[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","method":"n"}]`, "2025-03-26", "", "", "", "abc"},
 		{`{"jsonrpc":"2.0","id":1,"result":{}}`, "2026-07-28", "x", "", "=?base64?eA==?=", ""},
@@ -43,7 +46,7 @@ func FuzzServePost(f *testing.F) {
 	for _, s := range seeds {
 		f.Add(s.body, s.version, s.method, s.name, s.param, s.sid)
 	}
-	h := New(quickEngine{}, &Options{MaxBodyBytes: 1 << 16, HeaderFlushDelay: -1, KeepAlive: -1})
+	h := httptransport.New(quickEngine{}, &httptransport.Options{MaxBodyBytes: 1 << 16, HeaderFlushDelay: -1, KeepAlive: -1})
 	f.Cleanup(func() { _ = h.Shutdown(context.Background()) })
 	// The session id "live" stands for a real 2025-03-26 session, so that
 	// fuzzed bodies (batches among them) reach a session's handling.

@@ -1,16 +1,16 @@
-package httptransport
+package httptransport_test
 
 import (
 	"bufio"
 	"context"
-	"errors"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpmount/mcpmount/httptransport"
 )
 
 // TestLegacyEndpointStaysOnHost: a GET whose path starts with "//" once
@@ -18,11 +18,11 @@ import (
 // resolves to another host, where it would POST its messages (and
 // credentials); the endpoint keeps one leading slash.
 func TestLegacyEndpointStaysOnHost(t *testing.T) {
-	s := newServer(t, nil)
+	s := httptransport.NewTestServer(t, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	sseURL := s.srv.URL + "//evil.example/mcp"
-	_, endpoint := openLegacy(t, ctx, sseURL, nil)
+	sseURL := s.HTTPServer.URL + "//evil.example/mcp"
+	_, endpoint := httptransport.OpenLegacy(t, ctx, sseURL, nil)
 	base, _ := url.Parse(sseURL)
 	ref, err := url.Parse(endpoint)
 	if err != nil {
@@ -33,104 +33,21 @@ func TestLegacyEndpointStaysOnHost(t *testing.T) {
 	}
 }
 
-// TestLegacyPostHungStore: a 2024-11-05 POST's touch of the session's
-// record has the store bound, as 2025-era requests' store calls do: a
-// shared store that stopped answering does not hold the POST until the
-// client gives up (it once did).
-func TestLegacyPostHungStore(t *testing.T) {
-	store := newFaultStore()
-	s := newServer(t, &Options{Sessions: store})
-	s.h.cfg.storeTimeout = 100 * time.Millisecond
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	_, endpoint := openLegacy(t, ctx, s.url, nil)
-	store.hangPut.Store(true)
-	store.hangTouch.Store(true)
-	defer store.hangPut.Store(false)
-	defer store.hangTouch.Store(false)
-	pctx, pcancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer pcancel()
-	req, _ := http.NewRequestWithContext(pctx, "POST", s.srv.URL+endpoint, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
-	req.Header.Set("Content-Type", "application/json")
-	start := time.Now()
-	resp, err := s.client.Do(req)
-	if err == nil {
-		resp.Body.Close()
-	}
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("legacy POST waited %v on a hung store (bound 100 ms): %v", d.Round(time.Millisecond), err)
-	}
-}
-
-// TestLegacyGetHungStore: the same for the GET that stores a new
-// 2024-11-05 session's record.
-func TestLegacyGetHungStore(t *testing.T) {
-	store := newFaultStore()
-	s := newServer(t, &Options{Sessions: store})
-	s.h.cfg.storeTimeout = 100 * time.Millisecond
-	store.hangPut.Store(true)
-	store.hangTouch.Store(true)
-	defer store.hangPut.Store(false)
-	defer store.hangTouch.Store(false)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "GET", s.url, nil)
-	req.Header.Set("Accept", "text/event-stream")
-	start := time.Now()
-	resp, err := s.client.Do(req)
-	if err == nil {
-		resp.Body.Close()
-	}
-	if d := time.Since(start); d > 2*time.Second {
-		t.Errorf("legacy GET waited %v on a hung store (bound 100 ms): %v", d.Round(time.Millisecond), err)
-	}
-}
-
-// refusingSessionEngine refuses every session.
-type refusingSessionEngine struct{ *testEngine }
-
-func (refusingSessionEngine) OpenSession(context.Context, *Session, Sender) error {
-	return errors.New("no sessions today")
-}
-
-// TestLegacyRefusedGetLeavesNoRecord: a 2024-11-05 GET the engine refuses
-// gets 500 and leaves no record in the store (it once left one, stored
-// with no expiry, for ever).
-func TestLegacyRefusedGetLeavesNoRecord(t *testing.T) {
-	store := NewMemorySessionStore()
-	te := newTestEngine()
-	s := startServer(t, te, &Options{Sessions: store}, nil, false)
-	s.h.engine = refusingSessionEngine{te}
-	for range 3 {
-		resp, _ := s.do("GET", http.Header{"Accept": {"text/event-stream"}}, "")
-		if resp.StatusCode != 500 {
-			t.Fatalf("GET: %d", resp.StatusCode)
-		}
-	}
-	store.Sweep()
-	store.mu.Lock()
-	n := len(store.records)
-	store.mu.Unlock()
-	if n != 0 {
-		t.Errorf("%d session records left (never expiring) by refused 2024-11-05 GETs", n)
-	}
-}
-
 // TestAcceptQZero: "application/json;q=0" says JSON is not acceptable
 // (RFC 9110 12.4.2): the answer is not JSON, and a GET accepting only
 // text/event-stream;q=0 gets 406.
 func TestAcceptQZero(t *testing.T) {
-	s := newServer(t, nil)
-	h := sessionHeaders("", "")
+	s := httptransport.NewTestServer(t, nil)
+	h := httptransport.SessionHeaders("", "")
 	h.Set("Accept", "application/json;q=0, text/event-stream")
-	resp, body := s.do("POST", h, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
+	resp, body := s.Do("POST", h, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
 	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/event-stream") {
 		t.Errorf("Accept with application/json;q=0: %d %s %q", resp.StatusCode, ct, body)
 	}
 	// And a 2024-11-05 stream is opened for a client refusing event streams.
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	resp = s.open(ctx, "GET", http.Header{"Accept": {"text/event-stream;q=0"}}, "")
+	resp = s.Open(ctx, "GET", http.Header{"Accept": {"text/event-stream;q=0"}}, "")
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusNotAcceptable {
 		t.Errorf("GET with Accept text/event-stream;q=0: %d, want 406", resp.StatusCode)
@@ -142,14 +59,14 @@ func TestAcceptQZero(t *testing.T) {
 // was told to send what would be refused, and one that sent nothing more
 // got no answer at all).
 func TestOversizedAnnouncedBody(t *testing.T) {
-	s := newServer(t, &Options{MaxBodyBytes: 1024})
-	conn, err := net.Dial("tcp", s.srv.Listener.Addr().String())
+	s := httptransport.NewTestServer(t, &httptransport.Options{MaxBodyBytes: 1024})
+	conn, err := net.Dial("tcp", s.HTTPServer.Listener.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
 	_ = conn.SetDeadline(time.Now().Add(2 * time.Second))
-	_, _ = conn.Write([]byte("POST /mcp HTTP/1.1\r\nHost: " + s.srv.Listener.Addr().String() +
+	_, _ = conn.Write([]byte("POST /mcp HTTP/1.1\r\nHost: " + s.HTTPServer.Listener.Addr().String() +
 		"\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n" +
 		"Expect: 100-continue\r\nContent-Length: 100000000\r\n\r\n"))
 	line, err := bufio.NewReader(conn).ReadString('\n')
@@ -163,35 +80,25 @@ func TestOversizedAnnouncedBody(t *testing.T) {
 // default port, and AllowedHosts matches Host in any case (both were once
 // compared byte for byte).
 func TestOriginEntriesNormalized(t *testing.T) {
-	valid := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + meta + `}}`
+	valid := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + httptransport.Meta + `}}`
 	for _, entry := range []string{"https://app.example:443", "https://App.Example"} {
-		s := newServer(t, &Options{AllowedOrigins: []string{entry}})
-		h := modernHeaders("server/discover")
+		s := httptransport.NewTestServer(t, &httptransport.Options{AllowedOrigins: []string{entry}})
+		h := httptransport.ModernHeaders("server/discover")
 		h.Set("Origin", "https://app.example")
-		if resp, _ := s.do("POST", h, valid); resp.StatusCode != 200 {
+		if resp, _ := s.Do("POST", h, valid); resp.StatusCode != 200 {
 			t.Errorf("AllowedOrigins %q, Origin https://app.example: %d", entry, resp.StatusCode)
 		}
 	}
-	s := newServer(t, &Options{AllowedHosts: []string{"myapp.test"}})
-	req, _ := http.NewRequest("POST", s.url, strings.NewReader(valid))
-	req.Header = modernHeaders("server/discover")
+	s := httptransport.NewTestServer(t, &httptransport.Options{AllowedHosts: []string{"myapp.test"}})
+	req, _ := http.NewRequest("POST", s.URL, strings.NewReader(valid))
+	req.Header = httptransport.ModernHeaders("server/discover")
 	req.Host = "MyApp.Test"
-	resp, err := s.client.Do(req)
+	resp, err := s.Client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
 	if resp.StatusCode != 200 {
 		t.Errorf("AllowedHosts myapp.test, Host MyApp.Test: %d", resp.StatusCode)
-	}
-}
-
-// TestAcceptQuotedQ: "q=0" inside a quoted parameter value is not the
-// entry's weight (RFC 9110 section 5.6.6).
-func TestAcceptQuotedQ(t *testing.T) {
-	r := httptest.NewRequest("GET", "/mcp", nil)
-	r.Header.Set("Accept", `text/event-stream;ext="a;q=0;b", application/json`)
-	if a := parseAccept(r); !a.sse {
-		t.Errorf("Accept %q: text/event-stream counted as refused", r.Header.Get("Accept"))
 	}
 }

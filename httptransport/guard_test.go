@@ -1,4 +1,4 @@
-package httptransport
+package httptransport_test
 
 import (
 	"io"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpmount/mcpmount/httptransport"
 	"github.com/mcpmount/mcpmount/identity"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
@@ -14,10 +15,10 @@ import (
 // TestGuards: the refusals every era shares, each with its status and
 // JSON-RPC code (errors.go).
 func TestGuards(t *testing.T) {
-	s := newServer(t, &Options{MaxBodyBytes: 1024})
-	valid := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + meta + `}}`
+	s := httptransport.NewTestServer(t, &httptransport.Options{MaxBodyBytes: 1024})
+	valid := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + httptransport.Meta + `}}`
 	with := func(kv ...string) http.Header {
-		h := modernHeaders("server/discover")
+		h := httptransport.ModernHeaders("server/discover")
 		for i := 0; i+1 < len(kv); i += 2 {
 			h.Set(kv[i], kv[i+1])
 		}
@@ -41,12 +42,12 @@ func TestGuards(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			resp, body := s.do("POST", tt.header, tt.body)
+			resp, body := s.Do("POST", tt.header, tt.body)
 			if resp.StatusCode != tt.status {
 				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tt.status, body)
 			}
 			if tt.code != 0 {
-				id, code, _ := rpcError(t, body)
+				id, code, _ := httptransport.RPCError(t, body)
 				if code != tt.code {
 					t.Errorf("code %d, want %d", code, tt.code)
 				}
@@ -61,11 +62,11 @@ func TestGuards(t *testing.T) {
 // TestDNSRebinding: a loopback server refuses a foreign Host, with or
 // without a matching Origin, and accepts the loopback names.
 func TestDNSRebinding(t *testing.T) {
-	s := newServer(t, nil)
-	valid := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + meta + `}}`
+	s := httptransport.NewTestServer(t, nil)
+	valid := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + httptransport.Meta + `}}`
 	for host, want := range map[string]int{"evil.example": 403, "evil.example:80": 403, "localhost": 200, "127.0.0.1:9": 200, "[::1]:8080": 200} {
-		req, _ := http.NewRequest("POST", s.url, strings.NewReader(valid))
-		req.Header = modernHeaders("server/discover")
+		req, _ := http.NewRequest("POST", s.URL, strings.NewReader(valid))
+		req.Header = httptransport.ModernHeaders("server/discover")
 		req.Host = host
 		if want == 403 {
 			req.Header.Set("Origin", "http://"+host)
@@ -79,9 +80,9 @@ func TestDNSRebinding(t *testing.T) {
 			t.Errorf("Host %s: %d, want %d", host, resp.StatusCode, want)
 		}
 	}
-	s2 := newServer(t, &Options{AllowedHosts: []string{"mcp.internal"}, AllowedOrigins: []string{"https://app.example"}})
-	req, _ := http.NewRequest("POST", s2.url, strings.NewReader(valid))
-	req.Header = modernHeaders("server/discover")
+	s2 := httptransport.NewTestServer(t, &httptransport.Options{AllowedHosts: []string{"mcp.internal"}, AllowedOrigins: []string{"https://app.example"}})
+	req, _ := http.NewRequest("POST", s2.URL, strings.NewReader(valid))
+	req.Header = httptransport.ModernHeaders("server/discover")
 	req.Host = "mcp.internal"
 	req.Header.Set("Origin", "https://app.example")
 	resp, err := http.DefaultClient.Do(req)
@@ -94,9 +95,9 @@ func TestDNSRebinding(t *testing.T) {
 	}
 	// "*" allows every origin and, as documented, every Host too (a
 	// loopback listener behind a proxy that passes the public Host).
-	s3 := newServer(t, &Options{AllowedOrigins: []string{"*"}})
-	req, _ = http.NewRequest("POST", s3.url, strings.NewReader(valid))
-	req.Header = modernHeaders("server/discover")
+	s3 := httptransport.NewTestServer(t, &httptransport.Options{AllowedOrigins: []string{"*"}})
+	req, _ = http.NewRequest("POST", s3.URL, strings.NewReader(valid))
+	req.Header = httptransport.ModernHeaders("server/discover")
 	req.Host = "public.example"
 	req.Header.Set("Origin", "https://anywhere.example")
 	resp, err = http.DefaultClient.Do(req)
@@ -112,12 +113,12 @@ func TestDNSRebinding(t *testing.T) {
 // TestPreflight: CORS preflights allow every MCP header, Mcp-Param-*
 // included, and expose Mcp-Session-Id.
 func TestPreflight(t *testing.T) {
-	s := newServer(t, nil)
+	s := httptransport.NewTestServer(t, nil)
 	h := http.Header{}
 	h.Set("Origin", "http://localhost:5173")
 	h.Set("Access-Control-Request-Method", "POST")
 	h.Set("Access-Control-Request-Headers", "mcp-method, mcp-name, mcp-param-region, content-type")
-	resp, _ := s.do("OPTIONS", h, "")
+	resp, _ := s.Do("OPTIONS", h, "")
 	allow := resp.Header.Get("Access-Control-Allow-Headers")
 	if resp.StatusCode != 204 || resp.Header.Get("Access-Control-Allow-Origin") != "http://localhost:5173" {
 		t.Fatalf("%d %v", resp.StatusCode, resp.Header)
@@ -146,33 +147,33 @@ func withIdentity(next http.Handler) http.Handler {
 // TestSessionBoundToOwner: a session created by one principal is not found
 // for another; each modern request is authorized on its own.
 func TestSessionBoundToOwner(t *testing.T) {
-	s := newServerWith(t, nil, withIdentity)
-	h := sessionHeaders("", "")
+	s := httptransport.NewTestServerWith(t, nil, withIdentity)
+	h := httptransport.SessionHeaders("", "")
 	h.Set("X-User", "alice")
-	resp, _ := s.do("POST", h, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
+	resp, _ := s.Do("POST", h, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
 	sid := resp.Header.Get("Mcp-Session-Id")
 	if sid == "" {
 		t.Fatal("no session")
 	}
 	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`
-	h = sessionHeaders(sid, Version20251125)
+	h = httptransport.SessionHeaders(sid, httptransport.Version20251125)
 	h.Set("X-User", "alice")
-	if resp, body := s.do("POST", h, call); resp.StatusCode != 200 || !strings.Contains(body, `"who":"alice"`) {
+	if resp, body := s.Do("POST", h, call); resp.StatusCode != 200 || !strings.Contains(body, `"who":"alice"`) {
 		t.Fatalf("owner: %d %s", resp.StatusCode, body)
 	}
 	h.Set("X-User", "mallory")
-	if resp, _ := s.do("POST", h, call); resp.StatusCode != 404 {
+	if resp, _ := s.Do("POST", h, call); resp.StatusCode != 404 {
 		t.Errorf("another principal: %d", resp.StatusCode)
 	}
 	h.Del("X-User")
-	if resp, _ := s.do("POST", h, call); resp.StatusCode != 404 {
+	if resp, _ := s.Do("POST", h, call); resp.StatusCode != 404 {
 		t.Errorf("no principal: %d", resp.StatusCode)
 	}
-	mh := modernHeaders("tools/call")
+	mh := httptransport.ModernHeaders("tools/call")
 	mh.Set("Mcp-Name", "echo")
 	for _, u := range []string{"alice", "bob"} {
 		mh.Set("X-User", u)
-		_, body := s.do("POST", mh, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{},`+meta+`}}`)
+		_, body := s.Do("POST", mh, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{},`+httptransport.Meta+`}}`)
 		if !strings.Contains(body, `"who":"`+u+`"`) {
 			t.Errorf("modern request as %s: %s", u, body)
 		}
@@ -182,16 +183,16 @@ func TestSessionBoundToOwner(t *testing.T) {
 // TestEnginePanic: a panicking engine answers -32603 and the server lives
 // on, in both eras.
 func TestEnginePanic(t *testing.T) {
-	s := newServer(t, &Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	h := modernHeaders("tools/call")
+	s := httptransport.NewTestServer(t, &httptransport.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	h := httptransport.ModernHeaders("tools/call")
 	h.Set("Mcp-Name", "panic")
-	_, body := s.do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"panic",`+meta+`}}`)
-	if _, code, _ := rpcError(t, body); code != jsonrpc.CodeInternalError {
+	_, body := s.Do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"panic",`+httptransport.Meta+`}}`)
+	if _, code, _ := httptransport.RPCError(t, body); code != jsonrpc.CodeInternalError {
 		t.Errorf("modern: %s", body)
 	}
-	sid := s.initialize(Version20251125)
-	_, body = s.do("POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"panic"}}`)
-	if _, code, _ := rpcError(t, body); code != jsonrpc.CodeInternalError {
+	sid := s.Initialize(httptransport.Version20251125)
+	_, body = s.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"panic"}}`)
+	if _, code, _ := httptransport.RPCError(t, body); code != jsonrpc.CodeInternalError {
 		t.Errorf("2025: %s", body)
 	}
 }
@@ -199,28 +200,28 @@ func TestEnginePanic(t *testing.T) {
 // TestWithCORS: a challenge answered by middleware in front of the handler
 // is readable by an allowed browser origin; foreign origins get 403 first.
 func TestWithCORS(t *testing.T) {
-	var h *Handler
+	var h *httptransport.Handler
 	deny := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="x"`)
 			w.WriteHeader(http.StatusUnauthorized)
 		})
 	}
-	s := newServerWith(t, nil, func(inner http.Handler) http.Handler {
-		h = inner.(*Handler)
+	s := httptransport.NewTestServerWith(t, nil, func(inner http.Handler) http.Handler {
+		h = inner.(*httptransport.Handler)
 		return h.WithCORS(deny(h))
 	})
 	hd := http.Header{"Origin": {"http://localhost:5173"}, "Content-Type": {"application/json"}}
-	resp, _ := s.do("POST", hd, `{}`)
+	resp, _ := s.Do("POST", hd, `{}`)
 	if resp.StatusCode != 401 || resp.Header.Get("Access-Control-Allow-Origin") != "http://localhost:5173" || !strings.Contains(resp.Header.Get("Access-Control-Expose-Headers"), "WWW-Authenticate") {
 		t.Errorf("challenge: %d %v", resp.StatusCode, resp.Header)
 	}
 	hd.Set("Origin", "http://evil.example")
-	if resp, _ := s.do("POST", hd, `{}`); resp.StatusCode != 403 {
+	if resp, _ := s.Do("POST", hd, `{}`); resp.StatusCode != 403 {
 		t.Errorf("foreign origin: %d", resp.StatusCode)
 	}
 	pre := http.Header{"Origin": {"http://localhost:5173"}, "Access-Control-Request-Method": {"POST"}}
-	if resp, _ := s.do("OPTIONS", pre, ""); resp.StatusCode != 204 || resp.Header.Get("Access-Control-Allow-Methods") == "" {
+	if resp, _ := s.Do("OPTIONS", pre, ""); resp.StatusCode != 204 || resp.Header.Get("Access-Control-Allow-Methods") == "" {
 		t.Errorf("preflight: %d %v", resp.StatusCode, resp.Header)
 	}
 }

@@ -17,7 +17,7 @@ import (
 //	Handler.mu         the sessions, listens and parked streams served here
 //	liveSession.mu     a session's calls, streams and server requests
 //	stream.mu          one stream's response and events
-//	writeGuard.mu      the write under way on a stream (writeguard.go)
+//	wire.Guard.mu      the write under way on a stream (internal/wire)
 //
 // The quota, sessionBound, liveSession.queueMu and event store locks are
 // leaves: nothing else is taken while they are held.

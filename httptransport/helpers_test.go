@@ -24,44 +24,50 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-// server is a Handler on a real loopback HTTP server.
-type server struct {
-	t      *testing.T
-	h      *Handler
-	engine *testEngine
-	url    string
-	srv    *httptest.Server
-	client *http.Client // the server's own: it speaks TLS and HTTP/2 when the server does
+// The helpers shared by the package's internal tests and its external ones
+// (package httptransport_test) have exported names: a helper package
+// importing httptransport could not serve the internal tests (an import
+// cycle), and test files are in no importer's build, so these names are no
+// part of the API. Helpers only one side uses keep unexported names there.
 
-	hijacked atomic.Int32 // connections taken over from net/http (park.go)
+// TestServer is a Handler on a real loopback HTTP server.
+type TestServer struct {
+	T          *testing.T
+	Handler    *Handler
+	Engine     *TestEngine
+	URL        string
+	HTTPServer *httptest.Server
+	Client     *http.Client // the server's own: it speaks TLS and HTTP/2 when the server does
+
+	Hijacked atomic.Int32 // connections taken over from net/http (park.go)
 }
 
-func newServer(t *testing.T, opts *Options) *server {
+func NewTestServer(t *testing.T, opts *Options) *TestServer {
 	t.Helper()
-	return newServerWith(t, opts, nil)
+	return NewTestServerWith(t, opts, nil)
 }
 
-// newServerWith mounts the handler behind wrap (a middleware), if any.
-func newServerWith(t *testing.T, opts *Options, wrap func(http.Handler) http.Handler) *server {
+// NewTestServerWith mounts the handler behind wrap (a middleware), if any.
+func NewTestServerWith(t *testing.T, opts *Options, wrap func(http.Handler) http.Handler) *TestServer {
 	t.Helper()
-	return startServer(t, newTestEngine(), opts, wrap, false)
+	return StartTestServer(t, NewTestEngine(), opts, wrap, false)
 }
 
-// startServer serves engine over HTTP/1.1, or over HTTP/2 with TLS when h2
+// StartTestServer serves engine over HTTP/1.1, or over HTTP/2 with TLS when h2
 // is set.
-func startServer(t *testing.T, e *testEngine, opts *Options, wrap func(http.Handler) http.Handler, h2 bool) *server {
+func StartTestServer(t *testing.T, e *TestEngine, opts *Options, wrap func(http.Handler) http.Handler, h2 bool) *TestServer {
 	t.Helper()
-	opts = withTestObserver(opts) // MCPMOUNT_TEST_OBSERVER (observe_test.go)
+	opts = withTestObserver(opts) // MCPMOUNT_TEST_OBSERVER (observe_internal_test.go)
 	h := New(e, opts)
 	var handler http.Handler = h
 	if wrap != nil {
 		handler = wrap(h)
 	}
 	srv := httptest.NewUnstartedServer(handler)
-	s := &server{t: t, h: h, engine: e, srv: srv}
+	s := &TestServer{T: t, Handler: h, Engine: e, HTTPServer: srv}
 	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
 		if st == http.StateHijacked {
-			s.hijacked.Add(1)
+			s.Hijacked.Add(1)
 		}
 	}
 	if h2 {
@@ -70,23 +76,23 @@ func startServer(t *testing.T, e *testEngine, opts *Options, wrap func(http.Hand
 	} else {
 		srv.Start()
 	}
-	s.client = srv.Client()
-	s.url = srv.URL + "/mcp"
+	s.Client = srv.Client()
+	s.URL = srv.URL + "/mcp"
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		if err := h.Shutdown(ctx); err != nil {
 			t.Errorf("Shutdown: %v", err)
 		}
-		s.client.CloseIdleConnections()
+		s.Client.CloseIdleConnections()
 		srv.CloseClientConnections()
 		srv.Close()
 	})
 	return s
 }
 
-// modernHeaders are the headers of a valid 2026-07-28 request for method.
-func modernHeaders(method string) http.Header {
+// ModernHeaders are the headers of a valid 2026-07-28 request for method.
+func ModernHeaders(method string) http.Header {
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")
 	h.Set("Accept", "application/json, text/event-stream")
@@ -95,56 +101,56 @@ func modernHeaders(method string) http.Header {
 	return h
 }
 
-// meta is a valid 2026-07-28 _meta object.
-const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+// Meta is a valid 2026-07-28 _meta object.
+const Meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
 
-// do sends a request and returns the response with its body read.
-func (s *server) do(method string, header http.Header, body string) (*http.Response, string) {
-	s.t.Helper()
-	return s.doURL(method, s.url, header, body)
+// Do sends a request and returns the response with its body read.
+func (s *TestServer) Do(method string, header http.Header, body string) (*http.Response, string) {
+	s.T.Helper()
+	return s.DoURL(method, s.URL, header, body)
 }
 
-func (s *server) doURL(method, url string, header http.Header, body string) (*http.Response, string) {
-	s.t.Helper()
+func (s *TestServer) DoURL(method, url string, header http.Header, body string) (*http.Response, string) {
+	s.T.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
-		s.t.Fatal(err)
+		s.T.Fatal(err)
 	}
 	for k, v := range header {
 		req.Header[k] = v
 	}
-	resp, err := s.client.Do(req)
+	resp, err := s.Client.Do(req)
 	if err != nil {
-		s.t.Fatalf("%s %s: %v", method, url, err)
+		s.T.Fatalf("%s %s: %v", method, url, err)
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		s.t.Fatalf("reading body: %v", err)
+		s.T.Fatalf("reading body: %v", err)
 	}
 	return resp, string(b)
 }
 
-// open sends a request and returns the response with its body unread.
-func (s *server) open(ctx context.Context, method string, header http.Header, body string) *http.Response {
-	s.t.Helper()
-	req, err := http.NewRequestWithContext(ctx, method, s.url, strings.NewReader(body))
+// Open sends a request and returns the response with its body unread.
+func (s *TestServer) Open(ctx context.Context, method string, header http.Header, body string) *http.Response {
+	s.T.Helper()
+	req, err := http.NewRequestWithContext(ctx, method, s.URL, strings.NewReader(body))
 	if err != nil {
-		s.t.Fatal(err)
+		s.T.Fatal(err)
 	}
 	for k, v := range header {
 		req.Header[k] = v
 	}
-	resp, err := s.client.Do(req)
+	resp, err := s.Client.Do(req)
 	if err != nil {
-		s.t.Fatalf("%s: %v", method, err)
+		s.T.Fatalf("%s: %v", method, err)
 	}
-	s.t.Cleanup(func() { resp.Body.Close() })
+	s.T.Cleanup(func() { resp.Body.Close() })
 	return resp
 }
 
-// rpcError decodes a JSON-RPC error body.
-func rpcError(t *testing.T, body string) (id string, code int64, data json.RawMessage) {
+// RPCError decodes a JSON-RPC error body.
+func RPCError(t *testing.T, body string) (id string, code int64, data json.RawMessage) {
 	t.Helper()
 	var m struct {
 		ID    json.RawMessage `json:"id"`
@@ -156,8 +162,8 @@ func rpcError(t *testing.T, body string) (id string, code int64, data json.RawMe
 	return string(m.ID), m.Error.Code, m.Error.Data
 }
 
-// events reads every SSE event (comments included) of a body.
-func events(t *testing.T, body string) []sse.Event {
+// Events reads every SSE event (comments included) of a body.
+func Events(t *testing.T, body string) []sse.Event {
 	t.Helper()
 	r := sse.NewReader(strings.NewReader(body))
 	var out []sse.Event
@@ -173,8 +179,8 @@ func events(t *testing.T, body string) []sse.Event {
 	}
 }
 
-// messages returns the JSON-RPC messages of the non-comment events.
-func messages(t *testing.T, evs []sse.Event) []*jsonrpc.Message {
+// Messages returns the JSON-RPC messages of the non-comment events.
+func Messages(t *testing.T, evs []sse.Event) []*jsonrpc.Message {
 	t.Helper()
 	var out []*jsonrpc.Message
 	for _, e := range evs {
@@ -190,28 +196,28 @@ func messages(t *testing.T, evs []sse.Event) []*jsonrpc.Message {
 	return out
 }
 
-// initialize opens a 2025-era session at version and returns its id.
-func (s *server) initialize(version string) string {
-	s.t.Helper()
+// Initialize opens a 2025-era session at version and returns its id.
+func (s *TestServer) Initialize(version string) string {
+	s.T.Helper()
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")
 	h.Set("Accept", "application/json, text/event-stream")
-	resp, body := s.do("POST", h, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"`+version+`","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	resp, body := s.Do("POST", h, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"`+version+`","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	if resp.StatusCode != 200 {
-		s.t.Fatalf("initialize: %d %s", resp.StatusCode, body)
+		s.T.Fatalf("initialize: %d %s", resp.StatusCode, body)
 	}
 	sid := resp.Header.Get("Mcp-Session-Id")
 	if sid == "" {
-		s.t.Fatalf("initialize: no Mcp-Session-Id; body %s", body)
+		s.T.Fatalf("initialize: no Mcp-Session-Id; body %s", body)
 	}
-	resp, _ = s.do("POST", sessionHeaders(sid, version), `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	resp, _ = s.Do("POST", SessionHeaders(sid, version), `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	if resp.StatusCode != http.StatusAccepted {
-		s.t.Fatalf("initialized: %d", resp.StatusCode)
+		s.T.Fatalf("initialized: %d", resp.StatusCode)
 	}
 	return sid
 }
 
-func sessionHeaders(sid, version string) http.Header {
+func SessionHeaders(sid, version string) http.Header {
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")
 	h.Set("Accept", "application/json, text/event-stream")
@@ -224,30 +230,30 @@ func sessionHeaders(sid, version string) http.Header {
 	return h
 }
 
-// getHeaders are the headers of a GET opening a session's stream.
-func getHeaders(sid, version string) http.Header {
-	h := sessionHeaders(sid, version)
+// GetHeaders are the headers of a GET opening a session's stream.
+func GetHeaders(sid, version string) http.Header {
+	h := SessionHeaders(sid, version)
 	h.Set("Accept", "text/event-stream")
 	return h
 }
 
-// sseReader wraps a streaming response body for event-by-event reading.
-type sseReader struct {
-	t *testing.T
-	r *sse.Reader
+// SSEReader wraps a streaming response body for event-by-event reading.
+type SSEReader struct {
+	T *testing.T
+	R *sse.Reader
 }
 
-func newSSEReader(t *testing.T, body io.Reader) *sseReader {
-	return &sseReader{t: t, r: sse.NewReader(bufio.NewReader(body))}
+func NewSSEReader(t *testing.T, body io.Reader) *SSEReader {
+	return &SSEReader{T: t, R: sse.NewReader(bufio.NewReader(body))}
 }
 
-// next returns the next non-comment event.
-func (r *sseReader) next() sse.Event {
-	r.t.Helper()
+// Next returns the next non-comment event.
+func (r *SSEReader) Next() sse.Event {
+	r.T.Helper()
 	for {
-		e, err := r.r.Next()
+		e, err := r.R.Next()
 		if err != nil {
-			r.t.Fatalf("reading SSE: %v", err)
+			r.T.Fatalf("reading SSE: %v", err)
 		}
 		if !e.IsComment {
 			return e
@@ -255,77 +261,77 @@ func (r *sseReader) next() sse.Event {
 	}
 }
 
-// nextMessage returns the next event's JSON-RPC message, skipping priming
+// NextMessage returns the next event's JSON-RPC message, skipping priming
 // events.
-func (r *sseReader) nextMessage() *jsonrpc.Message {
-	r.t.Helper()
+func (r *SSEReader) NextMessage() *jsonrpc.Message {
+	r.T.Helper()
 	for {
-		e := r.next()
+		e := r.Next()
 		if len(e.Data) == 0 {
 			continue
 		}
 		m, err := jsonrpc.Decode(e.Data)
 		if err != nil {
-			r.t.Fatalf("event data %q: %v", e.Data, err)
+			r.T.Fatalf("event data %q: %v", e.Data, err)
 		}
 		return m
 	}
 }
 
-// faultStore is a shared SessionStore standing for a remote one in
+// FaultStore is a shared SessionStore standing for a remote one in
 // trouble: while a hang flag is set, that method waits for its context to
 // end (a store that stopped answering); while a fail flag is set, it fails
 // at once (an outage, not ErrNoSession).
-type faultStore struct {
+type FaultStore struct {
 	*MemorySessionStore
-	hangGet, hangPut, hangTouch  atomic.Bool
-	failGet, failPut, failDelete atomic.Bool
+	HangGet, HangPut, HangTouch  atomic.Bool
+	FailGet, FailPut, FailDelete atomic.Bool
 }
 
-func newFaultStore() *faultStore { return &faultStore{MemorySessionStore: NewMemorySessionStore()} }
+func NewFaultStore() *FaultStore { return &FaultStore{MemorySessionStore: NewMemorySessionStore()} }
 
 var errStoreDown = errors.New("store: connection refused")
 
-func (s *faultStore) Get(ctx context.Context, id string) (*SessionRecord, error) {
+func (s *FaultStore) Get(ctx context.Context, id string) (*SessionRecord, error) {
 	switch {
-	case s.hangGet.Load():
+	case s.HangGet.Load():
 		<-ctx.Done()
 		return nil, ctx.Err()
-	case s.failGet.Load():
+	case s.FailGet.Load():
 		return nil, errStoreDown
 	}
 	return s.MemorySessionStore.Get(ctx, id)
 }
 
-func (s *faultStore) Put(ctx context.Context, rec *SessionRecord, ttl time.Duration) error {
+func (s *FaultStore) Put(ctx context.Context, rec *SessionRecord, ttl time.Duration) error {
 	switch {
-	case s.hangPut.Load():
+	case s.HangPut.Load():
 		<-ctx.Done()
 		return ctx.Err()
-	case s.failPut.Load():
+	case s.FailPut.Load():
 		return errStoreDown
 	}
 	return s.MemorySessionStore.Put(ctx, rec, ttl)
 }
 
-func (s *faultStore) Touch(ctx context.Context, id string, ttl time.Duration) error {
-	if s.hangTouch.Load() {
+func (s *FaultStore) Touch(ctx context.Context, id string, ttl time.Duration) error {
+	if s.HangTouch.Load() {
 		<-ctx.Done()
 		return ctx.Err()
 	}
 	return s.MemorySessionStore.Touch(ctx, id, ttl)
 }
 
-func (s *faultStore) Delete(ctx context.Context, id string) error {
-	if s.failDelete.Load() {
+func (s *FaultStore) Delete(ctx context.Context, id string) error {
+	if s.FailDelete.Load() {
 		return errStoreDown
 	}
 	return s.MemorySessionStore.Delete(ctx, id)
 }
 
-// reportClosed makes srv (not started yet) report the remote address of
+// ReportClosed makes srv (not started yet) report the remote address of
 // each connection it closes on the returned channel.
-func reportClosed(srv *httptest.Server) <-chan string {
+func ReportClosed(srv *httptest.Server) <-chan string {
 	closed := make(chan string, 64)
 	srv.Config.ConnState = func(c net.Conn, st http.ConnState) {
 		if st == http.StateClosed {
@@ -335,9 +341,9 @@ func reportClosed(srv *httptest.Server) <-chan string {
 	return closed
 }
 
-// waitClosed waits up to 10 s for the server to close the connection whose
+// WaitClosed waits up to 10 s for the server to close the connection whose
 // client end is addr, failing with why.
-func waitClosed(t *testing.T, closed <-chan string, addr, why string) {
+func WaitClosed(t *testing.T, closed <-chan string, addr, why string) {
 	t.Helper()
 	timeout := time.After(10 * time.Second)
 	for {

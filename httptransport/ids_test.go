@@ -1,43 +1,42 @@
-package httptransport
+package httptransport_test
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/mcpmount/mcpmount/jsonrpc"
+	"github.com/mcpmount/mcpmount/httptransport"
 )
 
 // TestLoneSurrogateIDsApart: two requests whose ids are different JSON
 // strings ("\ud800" and "\udbff") are two ids in flight (ID.Key once
 // mapped both to U+FFFD, and the second was refused).
 func TestLoneSurrogateIDsApart(t *testing.T) {
-	s := newServer(t, nil)
-	sid := s.initialize(Version20251125)
-	h := sessionHeaders(sid, Version20251125)
+	s := httptransport.NewTestServer(t, nil)
+	sid := s.Initialize(httptransport.Version20251125)
+	h := httptransport.SessionHeaders(sid, httptransport.Version20251125)
 	h.Set("Accept", "application/json") // a JSON answer we can read whole
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	first := make(chan struct{})
 	go func() {
 		defer close(first)
-		req, _ := http.NewRequestWithContext(ctx, "POST", s.url, strings.NewReader(`{"jsonrpc":"2.0","id":"\ud800","method":"tools/call","params":{"name":"slow","arguments":{"text":"a"}}}`))
+		req, _ := http.NewRequestWithContext(ctx, "POST", s.URL, strings.NewReader(`{"jsonrpc":"2.0","id":"\ud800","method":"tools/call","params":{"name":"slow","arguments":{"text":"a"}}}`))
 		req.Header = h.Clone()
-		if resp, err := s.client.Do(req); err == nil {
+		if resp, err := s.Client.Do(req); err == nil {
 			io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
 		}
 	}()
-	<-s.engine.started
+	<-s.Engine.Started
 	second := make(chan string, 1)
 	go func() {
-		req, _ := http.NewRequestWithContext(ctx, "POST", s.url, strings.NewReader(`{"jsonrpc":"2.0","id":"\udbff","method":"tools/call","params":{"name":"slow","arguments":{"text":"b"}}}`))
+		req, _ := http.NewRequestWithContext(ctx, "POST", s.URL, strings.NewReader(`{"jsonrpc":"2.0","id":"\udbff","method":"tools/call","params":{"name":"slow","arguments":{"text":"b"}}}`))
 		req.Header = h.Clone()
-		resp, err := s.client.Do(req)
+		resp, err := s.Client.Do(req)
 		if err != nil {
 			second <- err.Error()
 			return
@@ -47,128 +46,17 @@ func TestLoneSurrogateIDsApart(t *testing.T) {
 		second <- string(b)
 	}()
 	select {
-	case <-s.engine.started: // served as a separate call: right
+	case <-s.Engine.Started: // served as a separate call: right
 	case body := <-second:
 		t.Errorf(`request "\udbff" refused while "\ud800" is in flight: %s`, body)
 	case <-time.After(3 * time.Second):
 		t.Error("second call neither started nor answered")
 	}
 	// End both calls.
-	s.do("DELETE", sessionHeaders(sid, Version20251125), "")
+	s.Do("DELETE", httptransport.SessionHeaders(sid, httptransport.Version20251125), "")
 	<-first
-	for len(s.engine.cancelled) > 0 {
-		<-s.engine.cancelled
+	for len(s.Engine.Cancelled) > 0 {
+		<-s.Engine.Cancelled
 	}
 	cancel()
-}
-
-// TestCancelledOutByIDValue: the engine's notifications/cancelled names
-// the request it sent by its JSON value: "\u0061" for the request sent as
-// "a" is rewritten to the id the client saw, and the request forgotten
-// (bytes were once compared).
-func TestCancelledOutByIDValue(t *testing.T) {
-	h := New(newTestEngine(), nil)
-	defer h.Shutdown(context.Background())
-	ls := h.newLiveSession(&Session{ID: newSessionID(), Version: Version20251125}, "", "", nil)
-	for _, tc := range []struct{ sent, named string }{
-		{`"a"`, `"\u0061"`},
-		{`"a<b"`, `"a\u003cb"`},
-		{`0`, `-0`},
-	} {
-		engineID, err := jsonrpc.ParseID(json.RawMessage(tc.sent))
-		if err != nil {
-			t.Fatal(err)
-		}
-		clientID := ls.registerRequest(nil, engineID)
-		msg := jsonrpc.NewNotification("notifications/cancelled", json.RawMessage(`{"requestId":`+tc.named+`}`))
-		out := ls.cancelledOut(nil, msg)
-		var p struct {
-			RequestID json.RawMessage `json:"requestId"`
-		}
-		_ = json.Unmarshal(out.Params, &p)
-		if string(p.RequestID) != clientID.Raw() {
-			t.Errorf("engine request %s, cancelled as %s: client sees requestId %s, want %s (the id it was sent)", tc.sent, tc.named, p.RequestID, clientID.Raw())
-		}
-	}
-}
-
-// pausingDeleteStore wraps the handler's own store: once armed, Delete
-// deletes, then reports it and waits (a scheduling of the goroutines the
-// real store allows: nothing orders Delete before the session's end); Put
-// reports each write.
-type pausingDeleteStore struct {
-	*MemorySessionStore
-	deleted chan struct{}
-	resume  chan struct{}
-	puts    chan struct{}
-}
-
-func (s *pausingDeleteStore) Delete(ctx context.Context, id string) error {
-	err := s.MemorySessionStore.Delete(ctx, id)
-	s.deleted <- struct{}{}
-	<-s.resume
-	return err
-}
-
-func (s *pausingDeleteStore) Put(ctx context.Context, rec *SessionRecord, ttl time.Duration) error {
-	err := s.MemorySessionStore.Put(ctx, rec, ttl)
-	select {
-	case s.puts <- struct{}{}:
-	default:
-	}
-	return err
-}
-
-// TestDeleteRacesSave: a call ending while its session is deleted does
-// not write the session back (the DELETE and the save of its state are
-// ordered): after the DELETE's 200 the session is gone.
-func TestDeleteRacesSave(t *testing.T) {
-	e := newTestEngine()
-	e.gate = make(chan struct{})
-	s := startServer(t, e, nil, nil, false)
-	sid := s.initialize(Version20251125)
-	store := &pausingDeleteStore{MemorySessionStore: s.h.sessions.(*MemorySessionStore), deleted: make(chan struct{}, 1), resume: make(chan struct{}), puts: make(chan struct{}, 1)}
-	s.h.sessions = store // nothing reads it concurrently: the session is idle
-
-	h := sessionHeaders(sid, Version20251125)
-	callDone := make(chan struct{})
-	go func() {
-		defer close(callDone)
-		req, _ := http.NewRequest("POST", s.url, strings.NewReader(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"remember","arguments":{"text":"x"}}}`))
-		req.Header = h.Clone()
-		if resp, err := s.client.Do(req); err == nil {
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-		}
-	}()
-	<-e.started
-	delStatus := make(chan int, 1)
-	go func() {
-		req, _ := http.NewRequest("DELETE", s.url, nil)
-		req.Header = sessionHeaders(sid, Version20251125)
-		resp, err := s.client.Do(req)
-		if err != nil {
-			delStatus <- 0
-			return
-		}
-		resp.Body.Close()
-		delStatus <- resp.StatusCode
-	}()
-	<-store.deleted // the record is gone, the session not yet ended
-	close(e.gate)   // the call ends and saves its state
-	select {
-	case <-store.puts:
-	case <-time.After(time.Second):
-	}
-	close(store.resume)
-	if code := <-delStatus; code != http.StatusOK {
-		t.Fatalf("DELETE: %d", code)
-	}
-	<-callDone
-	if _, err := store.MemorySessionStore.Get(context.Background(), sid); err == nil {
-		t.Errorf("the record of session %s is in the store after its DELETE got 200", sid)
-	}
-	if resp, body := s.do("POST", sessionHeaders(sid, Version20251125), listTools); resp.StatusCode != http.StatusNotFound {
-		t.Errorf("after a successful DELETE: %d %s, want 404", resp.StatusCode, body)
-	}
 }

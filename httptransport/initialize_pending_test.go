@@ -14,14 +14,14 @@ import (
 // gatedInitEngine holds initialize until gate closes, then refuses it
 // (refuse) or accepts it at 2025-06-18, setting the session's state.
 type gatedInitEngine struct {
-	*testEngine
+	*TestEngine
 	gate   chan struct{}
 	refuse bool
 }
 
 func (e gatedInitEngine) Serve(ctx context.Context, call *Call) (*jsonrpc.Message, error) {
 	if call.Request.Method != "initialize" {
-		return e.testEngine.Serve(ctx, call)
+		return e.TestEngine.Serve(ctx, call)
 	}
 	<-e.gate
 	if e.refuse {
@@ -38,21 +38,21 @@ func (e gatedInitEngine) Serve(ctx context.Context, call *Call) (*jsonrpc.Messag
 // with the version and state it negotiated.
 func TestRequestDuringInitialize(t *testing.T) {
 	for _, refuse := range []bool{true, false} {
-		e := gatedInitEngine{newTestEngine(), make(chan struct{}), refuse}
-		s := startServer(t, e.testEngine, &Options{HeaderFlushDelay: 10 * time.Millisecond}, nil, false)
-		s.h.engine = e
-		resp := s.open(context.Background(), "POST", sessionHeaders("", ""), `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+		e := gatedInitEngine{NewTestEngine(), make(chan struct{}), refuse}
+		s := StartTestServer(t, e.TestEngine, &Options{HeaderFlushDelay: 10 * time.Millisecond}, nil, false)
+		s.Handler.engine = e
+		resp := s.Open(context.Background(), "POST", SessionHeaders("", ""), `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 		sid := resp.Header.Get("Mcp-Session-Id")
 		if sid == "" {
 			t.Fatal("no session id on the early headers")
 		}
-		if r, _ := s.do("POST", sessionHeaders(sid, ""), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); r.StatusCode != http.StatusNotFound {
+		if r, _ := s.Do("POST", SessionHeaders(sid, ""), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); r.StatusCode != http.StatusNotFound {
 			t.Errorf("refuse=%v: a request during initialize: %d, want 404", refuse, r.StatusCode)
 		}
 		close(e.gate)
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
-		r, body := s.do("POST", sessionHeaders(sid, ""), `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"state"}}`)
+		r, body := s.Do("POST", SessionHeaders(sid, ""), `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"state"}}`)
 		switch {
 		case refuse && r.StatusCode != http.StatusNotFound:
 			t.Errorf("a session whose initialize the engine refused serves: %d %s", r.StatusCode, body)

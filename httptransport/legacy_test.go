@@ -1,4 +1,4 @@
-package httptransport
+package httptransport_test
 
 import (
 	"context"
@@ -8,84 +8,61 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-// openLegacy opens a 2024-11-05 stream at path and returns the reader and
-// the endpoint URI of its first event.
-func openLegacy(t *testing.T, ctx context.Context, rawURL string, header http.Header) (*sseReader, string) {
-	t.Helper()
-	req, _ := http.NewRequestWithContext(ctx, "GET", rawURL, nil)
-	req.Header.Set("Accept", "text/event-stream")
-	for k, v := range header {
-		req.Header[k] = v
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { resp.Body.Close() })
-	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
-		t.Fatalf("GET: %d %v", resp.StatusCode, resp.Header)
-	}
-	r := newSSEReader(t, resp.Body)
-	e := r.next()
-	if e.Name != "endpoint" {
-		t.Fatalf("first event %q, want endpoint", e.Name)
-	}
-	return r, string(e.Data)
-}
+	"github.com/mcpmount/mcpmount/httptransport"
+)
 
 // TestLegacySSE: the 2024-11-05 wire. The endpoint event comes first and
 // names this URL with a session; POSTs to it get 202 and their answers
 // arrive on the stream as "message" events, never in the POST body.
 func TestLegacySSE(t *testing.T) {
-	s := newServer(t, nil)
+	s := httptransport.NewTestServer(t, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	r, endpoint := openLegacy(t, ctx, s.url, nil)
+	r, endpoint := httptransport.OpenLegacy(t, ctx, s.URL, nil)
 	if !strings.HasPrefix(endpoint, "/mcp?sessionId=") {
 		t.Fatalf("endpoint %q", endpoint)
 	}
-	post := s.srv.URL + endpoint
+	post := s.HTTPServer.URL + endpoint
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")
-	resp, body := s.doURL("POST", post, h, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{}}}`)
+	resp, body := s.DoURL("POST", post, h, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{}}}`)
 	if resp.StatusCode != 202 || strings.Contains(body, "protocolVersion") {
 		t.Fatalf("initialize POST: %d %q", resp.StatusCode, body)
 	}
-	e := r.next()
+	e := r.Next()
 	if e.Name != "message" || !strings.Contains(string(e.Data), `"protocolVersion":"2024-11-05"`) {
 		t.Fatalf("initialize result event %q %s", e.Name, e.Data)
 	}
-	if resp, _ := s.doURL("POST", post, h, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); resp.StatusCode != 202 {
+	if resp, _ := s.DoURL("POST", post, h, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); resp.StatusCode != 202 {
 		t.Errorf("initialized: %d", resp.StatusCode)
 	}
-	if resp, _ := s.doURL("POST", post, h, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"progress","arguments":{"count":2},"_meta":{"progressToken":1}}}`); resp.StatusCode != 202 {
+	if resp, _ := s.DoURL("POST", post, h, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"progress","arguments":{"count":2},"_meta":{"progressToken":1}}}`); resp.StatusCode != 202 {
 		t.Fatalf("call: %d", resp.StatusCode)
 	}
 	for i, want := range []string{`"progress":1`, `"progress":2`, `"id":2`} {
-		if e := r.next(); e.Name != "message" || !strings.Contains(string(e.Data), want) {
+		if e := r.Next(); e.Name != "message" || !strings.Contains(string(e.Data), want) {
 			t.Errorf("event %d: %q %s", i, e.Name, e.Data)
 		}
 	}
 	// A second stream is a second session, with its own messages.
-	r2, endpoint2 := openLegacy(t, ctx, s.url, nil)
+	r2, endpoint2 := httptransport.OpenLegacy(t, ctx, s.URL, nil)
 	if endpoint2 == endpoint {
 		t.Fatal("two streams share an endpoint")
 	}
-	s.doURL("POST", s.srv.URL+endpoint2, h, `{"jsonrpc":"2.0","id":"only-2","method":"tools/list"}`)
-	if e := r2.next(); !strings.Contains(string(e.Data), `"only-2"`) {
+	s.DoURL("POST", s.HTTPServer.URL+endpoint2, h, `{"jsonrpc":"2.0","id":"only-2","method":"tools/list"}`)
+	if e := r2.Next(); !strings.Contains(string(e.Data), `"only-2"`) {
 		t.Errorf("second stream got %s", e.Data)
 	}
-	s.doURL("POST", post, h, `{"jsonrpc":"2.0","id":"only-1","method":"tools/list"}`)
-	if e := r.next(); !strings.Contains(string(e.Data), `"only-1"`) {
+	s.DoURL("POST", post, h, `{"jsonrpc":"2.0","id":"only-1","method":"tools/list"}`)
+	if e := r.Next(); !strings.Contains(string(e.Data), `"only-1"`) {
 		t.Errorf("first stream got %s", e.Data)
 	}
 	// Closing the stream ends the session.
 	cancel()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		resp, _ := s.doURL("POST", post, h, `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`)
+		resp, _ := s.DoURL("POST", post, h, `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`)
 		if resp.StatusCode == 404 {
 			break
 		}
@@ -99,11 +76,11 @@ func TestLegacySSE(t *testing.T) {
 // TestLegacyBadPosts: malformed message POSTs get the documented status,
 // and the stream stays usable.
 func TestLegacyBadPosts(t *testing.T) {
-	s := newServer(t, &Options{MaxBodyBytes: 256})
+	s := httptransport.NewTestServer(t, &httptransport.Options{MaxBodyBytes: 256})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	r, endpoint := openLegacy(t, ctx, s.url, nil)
-	post := s.srv.URL + endpoint
+	r, endpoint := httptransport.OpenLegacy(t, ctx, s.URL, nil)
+	post := s.HTTPServer.URL + endpoint
 	u, _ := url.Parse(post)
 	json := http.Header{"Content-Type": {"application/json"}}
 	tests := []struct {
@@ -117,21 +94,21 @@ func TestLegacyBadPosts(t *testing.T) {
 		{"not a message", post, json, `{"jsonrpc":"2.0"}`, 400},
 		{"wrong content type", post, http.Header{"Content-Type": {"text/plain"}}, `{}`, 415},
 		{"oversized", post, json, `{"jsonrpc":"2.0","id":1,"method":"x","params":{"p":"` + strings.Repeat("a", 300) + `"}}`, 413},
-		{"unknown session", s.url + "?sessionId=NOSUCHSESSION", json, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, 404},
-		{"missing session", s.url + "?sessionId=", json, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, 400},
+		{"unknown session", s.URL + "?sessionId=NOSUCHSESSION", json, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, 404},
+		{"missing session", s.URL + "?sessionId=", json, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, 400},
 		{"foreign origin", post, http.Header{"Content-Type": {"application/json"}, "Origin": {"http://evil.example"}}, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, 403},
 		{"batch", post, json, `[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]`, 400},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			resp, body := s.doURL("POST", tt.url, tt.header, tt.body)
+			resp, body := s.DoURL("POST", tt.url, tt.header, tt.body)
 			if resp.StatusCode != tt.status {
 				t.Errorf("status %d, want %d: %s", resp.StatusCode, tt.status, body)
 			}
 		})
 	}
-	s.doURL("POST", u.String(), json, `{"jsonrpc":"2.0","id":"still","method":"tools/list"}`)
-	if e := r.next(); !strings.Contains(string(e.Data), `"still"`) {
+	s.DoURL("POST", u.String(), json, `{"jsonrpc":"2.0","id":"still","method":"tools/list"}`)
+	if e := r.Next(); !strings.Contains(string(e.Data), `"still"`) {
 		t.Errorf("stream after bad posts: %s", e.Data)
 	}
 }
@@ -139,7 +116,7 @@ func TestLegacyBadPosts(t *testing.T) {
 // TestLegacyEndpointUnderPrefix: the endpoint URI is right under
 // http.StripPrefix, and under a proxy that says X-Forwarded-Prefix.
 func TestLegacyEndpointUnderPrefix(t *testing.T) {
-	h := New(newTestEngine(), nil)
+	h := httptransport.New(httptransport.NewTestEngine(), nil)
 	mux := http.NewServeMux()
 	mux.Handle("/api/v1/", http.StripPrefix("/api/v1", h))
 	srv := httptest.NewServer(mux)
@@ -147,7 +124,7 @@ func TestLegacyEndpointUnderPrefix(t *testing.T) {
 	defer h.Shutdown(context.Background())
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	_, endpoint := openLegacy(t, ctx, srv.URL+"/api/v1/mcp", nil)
+	_, endpoint := httptransport.OpenLegacy(t, ctx, srv.URL+"/api/v1/mcp", nil)
 	if !strings.HasPrefix(endpoint, "/api/v1/mcp?sessionId=") {
 		t.Errorf("under StripPrefix: %q", endpoint)
 	}
@@ -159,13 +136,13 @@ func TestLegacyEndpointUnderPrefix(t *testing.T) {
 	if resp.StatusCode != 202 {
 		t.Errorf("POST to the endpoint under StripPrefix: %d", resp.StatusCode)
 	}
-	_, endpoint = openLegacy(t, ctx, srv.URL+"/api/v1/mcp", http.Header{"X-Forwarded-Prefix": {"/public"}})
+	_, endpoint = httptransport.OpenLegacy(t, ctx, srv.URL+"/api/v1/mcp", http.Header{"X-Forwarded-Prefix": {"/public"}})
 	if !strings.HasPrefix(endpoint, "/public/api/v1/mcp?sessionId=") {
 		t.Errorf("behind a prefix-stripping proxy: %q", endpoint)
 	}
 	// A prefix that is not a path cannot send the client to another host.
 	for _, prefix := range []string{"//evil.example", "/\\evil.example", "https://evil.example", "evil", "/\t/evil.example", "/ /evil.example"} {
-		_, endpoint = openLegacy(t, ctx, srv.URL+"/api/v1/mcp", http.Header{"X-Forwarded-Prefix": {prefix}})
+		_, endpoint = httptransport.OpenLegacy(t, ctx, srv.URL+"/api/v1/mcp", http.Header{"X-Forwarded-Prefix": {prefix}})
 		if !strings.HasPrefix(endpoint, "/api/v1/mcp?sessionId=") {
 			t.Errorf("X-Forwarded-Prefix %q: endpoint %q", prefix, endpoint)
 		}
@@ -175,10 +152,10 @@ func TestLegacyEndpointUnderPrefix(t *testing.T) {
 // TestLegacyEndpointOption: Options.LegacyEndpoint is named as given, and
 // X-Forwarded-Prefix is then not applied.
 func TestLegacyEndpointOption(t *testing.T) {
-	s := newServer(t, &Options{LegacyEndpoint: "https://public.example/tenant/mcp"})
+	s := httptransport.NewTestServer(t, &httptransport.Options{LegacyEndpoint: "https://public.example/tenant/mcp"})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	_, endpoint := openLegacy(t, ctx, s.url, http.Header{"X-Forwarded-Prefix": {"/public"}})
+	_, endpoint := httptransport.OpenLegacy(t, ctx, s.URL, http.Header{"X-Forwarded-Prefix": {"/public"}})
 	if !strings.HasPrefix(endpoint, "https://public.example/tenant/mcp?sessionId=") {
 		t.Errorf("endpoint %q", endpoint)
 	}
@@ -187,7 +164,7 @@ func TestLegacyEndpointOption(t *testing.T) {
 // TestLegacyEndpointFirst: the endpoint event is the stream's first event
 // even while the engine is sending to every session (a list change).
 func TestLegacyEndpointFirst(t *testing.T) {
-	s := newServer(t, nil)
+	s := httptransport.NewTestServer(t, nil)
 	stop := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
@@ -197,89 +174,28 @@ func TestLegacyEndpointFirst(t *testing.T) {
 			case <-stop:
 				return
 			default:
-				s.engine.broadcast()
+				s.Engine.Broadcast()
 			}
 		}
 	}()
 	defer func() { close(stop); <-done }()
 	for range 100 {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		openLegacy(t, ctx, s.url, nil) // fails unless the first event is endpoint
+		httptransport.OpenLegacy(t, ctx, s.URL, nil) // fails unless the first event is endpoint
 		cancel()
-	}
-}
-
-// TestLegacyShutdown: Shutdown ends 2024-11-05 streams, and their sessions.
-func TestLegacyShutdown(t *testing.T) {
-	s := newServer(t, &Options{KeepAlive: 10 * time.Millisecond})
-	r, endpoint := openLegacy(t, context.Background(), s.url, nil)
-	e, err := r.r.Next() // keep-alive comments flow on the legacy stream
-	if err != nil || !e.IsComment {
-		t.Fatalf("expected a keep-alive comment, got %+v %v", e, err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := s.h.Shutdown(ctx); err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := r.r.Next(); err != nil {
-			break // the stream ended
-		}
-	}
-	s.h.mu.Lock()
-	n := len(s.h.live)
-	s.h.mu.Unlock()
-	if n != 0 {
-		t.Errorf("%d sessions alive after Shutdown (endpoint %s)", n, endpoint)
 	}
 }
 
 // TestLegacySessionNotAStreamableSession: a 2024-11-05 session id is not
 // accepted as an Mcp-Session-Id.
 func TestLegacySessionNotAStreamableSession(t *testing.T) {
-	s := newServer(t, nil)
+	s := httptransport.NewTestServer(t, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	_, endpoint := openLegacy(t, ctx, s.url, nil)
+	_, endpoint := httptransport.OpenLegacy(t, ctx, s.URL, nil)
 	u, _ := url.Parse(endpoint)
 	sid := u.Query().Get("sessionId")
-	if resp, _ := s.do("POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); resp.StatusCode != 404 {
+	if resp, _ := s.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); resp.StatusCode != 404 {
 		t.Errorf("legacy id as Mcp-Session-Id: %d", resp.StatusCode)
-	}
-}
-
-// versionsEngine serves only the versions it lists.
-type versionsEngine struct {
-	*testEngine
-	versions []string
-}
-
-func (e versionsEngine) Describe(ctx context.Context) *Description {
-	d := *e.testEngine.Describe(ctx)
-	d.Versions = e.versions
-	return &d
-}
-
-// TestLegacyFollowsEngineVersions: an engine that does not serve
-// 2024-11-05 gets no 2024-11-05 session: the GET that would open one gets
-// 405, as from a server without that transport, and the engine opens
-// nothing.
-func TestLegacyFollowsEngineVersions(t *testing.T) {
-	te := newTestEngine()
-	s := startServer(t, te, nil, nil, false)
-	s.h.engine = versionsEngine{te, []string{Version20260728, Version20251125}}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	resp := s.open(ctx, "GET", http.Header{"Accept": {"text/event-stream"}}, "")
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "POST" {
-		t.Errorf("2024-11-05 GET to an engine without it: %d %v", resp.StatusCode, resp.Header)
-	}
-	te.mu.Lock()
-	opened := len(te.outs)
-	te.mu.Unlock()
-	if opened != 0 {
-		t.Errorf("the engine opened %d sessions", opened)
 	}
 }

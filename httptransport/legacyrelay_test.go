@@ -1,4 +1,4 @@
-package httptransport
+package httptransport_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpmount/mcpmount/httptransport"
 	"github.com/mcpmount/mcpmount/identity"
 )
 
@@ -24,21 +25,21 @@ func TestLegacyPostsRelayed(t *testing.T) {
 			next.ServeHTTP(w, r)
 		})
 	}
-	store := NewMemorySessionStore()
-	a := startServer(t, newTestEngine(), &Options{Sessions: store}, withUser, false)
-	b := startServer(t, newTestEngine(), &Options{Sessions: store}, withUser, false)
+	store := httptransport.NewMemorySessionStore()
+	a := httptransport.StartTestServer(t, httptransport.NewTestEngine(), &httptransport.Options{Sessions: store}, withUser, false)
+	b := httptransport.StartTestServer(t, httptransport.NewTestEngine(), &httptransport.Options{Sessions: store}, withUser, false)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	r, endpoint := openLegacy(t, ctx, a.url, http.Header{"X-Test-User": {"alice"}})
+	r, endpoint := httptransport.OpenLegacy(t, ctx, a.URL, http.Header{"X-Test-User": {"alice"}})
 	h := http.Header{"Content-Type": {"application/json"}, "X-Test-User": {"alice"}}
-	post := func(s *server, body string) int {
-		resp, _ := s.doURL("POST", s.srv.URL+endpoint, h, body)
+	post := func(s *httptransport.TestServer, body string) int {
+		resp, _ := s.DoURL("POST", s.HTTPServer.URL+endpoint, h, body)
 		return resp.StatusCode
 	}
 	if code := post(b, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{}}}`); code != http.StatusAccepted {
 		t.Fatalf("initialize POSTed to b: %d", code)
 	}
-	if e := r.next(); !strings.Contains(string(e.Data), `"protocolVersion":"2024-11-05"`) {
+	if e := r.Next(); !strings.Contains(string(e.Data), `"protocolVersion":"2024-11-05"`) {
 		t.Fatalf("initialize answer on a's stream: %s", e.Data)
 	}
 	post(a, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
@@ -46,14 +47,14 @@ func TestLegacyPostsRelayed(t *testing.T) {
 		t.Fatalf("call POSTed to b: %d", code)
 	}
 	for i, want := range []string{`"progress":1`, `"progress":2`, `"id":2`} {
-		if e := r.next(); e.Name != "message" || !strings.Contains(string(e.Data), want) {
+		if e := r.Next(); e.Name != "message" || !strings.Contains(string(e.Data), want) {
 			t.Errorf("event %d on a's stream: %q %s", i, e.Name, e.Data)
 		}
 	}
 	if code := post(b, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`); code != http.StatusAccepted {
 		t.Fatalf("echo POSTed to b: %d", code)
 	}
-	if e := r.next(); !strings.Contains(string(e.Data), `"who":"alice"`) {
+	if e := r.Next(); !strings.Contains(string(e.Data), `"who":"alice"`) {
 		t.Errorf("the relayed call ran without the caller's identity: %s", e.Data)
 	}
 	h.Set("X-Test-User", "mallory")
@@ -74,16 +75,16 @@ func TestLegacyPostsRelayed(t *testing.T) {
 // probing for that era (go-sdk's client sends server/discover first)
 // initializes instead.
 func TestLegacyRefusesLaterMethods(t *testing.T) {
-	s := newServer(t, nil)
+	s := httptransport.NewTestServer(t, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	r, endpoint := openLegacy(t, ctx, s.url, nil)
+	r, endpoint := httptransport.OpenLegacy(t, ctx, s.URL, nil)
 	h := http.Header{"Content-Type": {"application/json"}}
 	for _, method := range []string{"server/discover", "subscriptions/listen"} {
-		if resp, _ := s.doURL("POST", s.srv.URL+endpoint, h, `{"jsonrpc":"2.0","id":"p","method":"`+method+`"}`); resp.StatusCode != http.StatusAccepted {
+		if resp, _ := s.DoURL("POST", s.HTTPServer.URL+endpoint, h, `{"jsonrpc":"2.0","id":"p","method":"`+method+`"}`); resp.StatusCode != http.StatusAccepted {
 			t.Fatalf("%s: %d", method, resp.StatusCode)
 		}
-		if e := r.next(); !strings.Contains(string(e.Data), `"code":-32601`) {
+		if e := r.Next(); !strings.Contains(string(e.Data), `"code":-32601`) {
 			t.Errorf("%s on a 2024-11-05 session: %s, want -32601", method, e.Data)
 		}
 	}

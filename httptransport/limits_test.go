@@ -1,18 +1,17 @@
-package httptransport
+package httptransport_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/mcpmount/mcpmount/httptransport"
 	"github.com/mcpmount/mcpmount/identity"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 	"github.com/mcpmount/mcpmount/sse"
@@ -40,19 +39,9 @@ func withUser(h http.Header, user string) http.Header {
 // overQuota checks a 429 refusal with its Retry-After and JSON-RPC error.
 func overQuota(t *testing.T, what string, resp *http.Response, body string) {
 	t.Helper()
-	_, code, _ := rpcError(t, body)
+	_, code, _ := httptransport.RPCError(t, body)
 	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "1" || code != jsonrpc.CodeServerError || !strings.Contains(body, "too many") {
 		t.Errorf("%s: %d %v %s", what, resp.StatusCode, resp.Header, body)
-	}
-}
-
-// eventually polls f until it reports true.
-func eventually(t *testing.T, what string, f func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); !f(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("never: %s", what)
-		}
 	}
 }
 
@@ -60,107 +49,105 @@ func eventually(t *testing.T, what string, f func() bool) {
 // flight gets 429 for more, in every era, and nothing of the refused POST
 // runs; other principals are served; a place frees when a call ends.
 func TestMaxCallsPerPrincipal(t *testing.T) {
-	s := startServer(t, newTestEngine(), &Options{MaxCallsPerPrincipal: 2}, asUser, false)
-	slow := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"text":"s"},` + meta + `}}`
-	h := modernHeaders("tools/call")
+	s := httptransport.StartTestServer(t, httptransport.NewTestEngine(), &httptransport.Options{MaxCallsPerPrincipal: 2}, asUser, false)
+	slow := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"text":"s"},` + httptransport.Meta + `}}`
+	h := httptransport.ModernHeaders("tools/call")
 	h.Set("Mcp-Name", "slow")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	first, cancelFirst := context.WithCancel(ctx)
 	for _, c := range []context.Context{first, ctx} {
 		go func() {
-			req, _ := http.NewRequestWithContext(c, "POST", s.url, strings.NewReader(slow))
+			req, _ := http.NewRequestWithContext(c, "POST", s.URL, strings.NewReader(slow))
 			req.Header = withUser(h, "alice")
-			if resp, err := s.client.Do(req); err == nil {
+			if resp, err := s.Client.Do(req); err == nil {
 				resp.Body.Close()
 			}
 		}()
-		<-s.engine.started
+		<-s.Engine.Started
 	}
-	echo := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"e"},` + meta + `}}`
-	eh := modernHeaders("tools/call")
+	echo := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"e"},` + httptransport.Meta + `}}`
+	eh := httptransport.ModernHeaders("tools/call")
 	eh.Set("Mcp-Name", "echo")
-	resp, body := s.do("POST", withUser(eh, "alice"), echo)
+	resp, body := s.Do("POST", withUser(eh, "alice"), echo)
 	overQuota(t, "third 2026-07-28 call", resp, body)
-	if resp, body := s.do("POST", withUser(eh, "bob"), echo); resp.StatusCode != 200 {
+	if resp, body := s.Do("POST", withUser(eh, "bob"), echo); resp.StatusCode != 200 {
 		t.Errorf("another principal: %d %s", resp.StatusCode, body)
 	}
 	// The same quota covers 2025-era session calls (a batch takes one
 	// place per request) and 2024-11-05 messages.
-	sh := withUser(sessionHeaders("", ""), "alice")
-	resp, body = s.do("POST", sh, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{}}}`)
+	sh := withUser(httptransport.SessionHeaders("", ""), "alice")
+	resp, body = s.Do("POST", sh, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{}}}`)
 	sid := resp.Header.Get("Mcp-Session-Id")
 	if resp.StatusCode != 200 || sid == "" {
 		t.Fatalf("initialize: %d %s", resp.StatusCode, body)
 	}
-	resp, body = s.do("POST", withUser(sessionHeaders(sid, Version20250326), "alice"), `[{"jsonrpc":"2.0","id":3,"method":"tools/list"},{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}]`)
+	resp, body = s.Do("POST", withUser(httptransport.SessionHeaders(sid, httptransport.Version20250326), "alice"), `[{"jsonrpc":"2.0","id":3,"method":"tools/list"},{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}]`)
 	overQuota(t, "2025-03-26 batch", resp, body)
 	// A batch that could never pass the bound is a bad request, not a 429.
-	resp, body = s.do("POST", withUser(sessionHeaders(sid, Version20250326), "alice"), `[{"jsonrpc":"2.0","id":3,"method":"tools/list"},{"jsonrpc":"2.0","id":4,"method":"tools/list"},{"jsonrpc":"2.0","id":5,"method":"tools/list"}]`)
-	if _, code, _ := rpcError(t, body); resp.StatusCode != 400 || code != jsonrpc.CodeInvalidRequest {
+	resp, body = s.Do("POST", withUser(httptransport.SessionHeaders(sid, httptransport.Version20250326), "alice"), `[{"jsonrpc":"2.0","id":3,"method":"tools/list"},{"jsonrpc":"2.0","id":4,"method":"tools/list"},{"jsonrpc":"2.0","id":5,"method":"tools/list"}]`)
+	if _, code, _ := httptransport.RPCError(t, body); resp.StatusCode != 400 || code != jsonrpc.CodeInvalidRequest {
 		t.Errorf("a batch over the bound: %d %s", resp.StatusCode, body)
 	}
-	s.engine.mu.Lock()
-	notified := len(s.engine.notified)
-	s.engine.mu.Unlock()
+	s.Engine.Mu.Lock()
+	notified := len(s.Engine.Notified)
+	s.Engine.Mu.Unlock()
 	if notified != 0 {
 		t.Errorf("a refused POST's notification reached the engine (%d)", notified)
 	}
 	lctx, lcancel := context.WithCancel(ctx)
 	defer lcancel()
-	_, endpoint := openLegacy(t, lctx, s.url, http.Header{"X-Test-User": {"alice"}})
-	resp, body = s.doURL("POST", s.srv.URL+endpoint, withUser(http.Header{"Content-Type": {"application/json"}}, "alice"), `{"jsonrpc":"2.0","id":4,"method":"tools/list"}`)
+	_, endpoint := httptransport.OpenLegacy(t, lctx, s.URL, http.Header{"X-Test-User": {"alice"}})
+	resp, body = s.DoURL("POST", s.HTTPServer.URL+endpoint, withUser(http.Header{"Content-Type": {"application/json"}}, "alice"), `{"jsonrpc":"2.0","id":4,"method":"tools/list"}`)
 	overQuota(t, "2024-11-05 message", resp, body)
 	cancelFirst()
-	<-s.engine.cancelled
-	eventually(t, "a place frees when a call ends", func() bool {
-		resp, _ := s.do("POST", withUser(eh, "alice"), echo)
+	<-s.Engine.Cancelled
+	httptransport.Eventually(t, "a place frees when a call ends", func() bool {
+		resp, _ := s.Do("POST", withUser(eh, "alice"), echo)
 		return resp.StatusCode == 200
 	})
 	cancel()
-	<-s.engine.cancelled
+	<-s.Engine.Cancelled
 }
-
-const listenBody = `{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + meta + `}}`
 
 // TestMaxStreamsPerPrincipal: held streams of every era count against one
 // quota per principal: past it, 429; other principals are not affected;
 // closing a stream frees its place.
 func TestMaxStreamsPerPrincipal(t *testing.T) {
-	s := startServer(t, newTestEngine(), &Options{MaxStreamsPerPrincipal: 1}, asUser, false)
-	lh := modernHeaders("subscriptions/listen")
+	s := httptransport.StartTestServer(t, httptransport.NewTestEngine(), &httptransport.Options{MaxStreamsPerPrincipal: 1}, asUser, false)
+	lh := httptransport.ModernHeaders("subscriptions/listen")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	aliceCtx, closeAlice := context.WithCancel(ctx)
-	resp := s.open(aliceCtx, "POST", withUser(lh, "alice"), listenBody)
-	newSSEReader(t, resp.Body).nextMessage() // the acknowledgement
-	resp, body := s.do("POST", withUser(lh, "alice"), listenBody)
+	resp := s.Open(aliceCtx, "POST", withUser(lh, "alice"), httptransport.ListenBody)
+	httptransport.NewSSEReader(t, resp.Body).NextMessage() // the acknowledgement
+	resp, body := s.Do("POST", withUser(lh, "alice"), httptransport.ListenBody)
 	overQuota(t, "second listen", resp, body)
-	sid := s.initialize(Version20251125) // as the empty principal
-	gh := getHeaders(sid, Version20251125)
-	sh := withUser(sessionHeaders("", ""), "alice")
-	resp, body = s.do("POST", sh, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
+	sid := s.Initialize(httptransport.Version20251125) // as the empty principal
+	gh := httptransport.GetHeaders(sid, httptransport.Version20251125)
+	sh := withUser(httptransport.SessionHeaders("", ""), "alice")
+	resp, body = s.Do("POST", sh, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
 	aliceSID := resp.Header.Get("Mcp-Session-Id")
 	if aliceSID == "" {
 		t.Fatalf("initialize: %d %s", resp.StatusCode, body)
 	}
-	agh := withUser(sessionHeaders(aliceSID, Version20251125), "alice")
+	agh := withUser(httptransport.SessionHeaders(aliceSID, httptransport.Version20251125), "alice")
 	agh.Set("Accept", "text/event-stream")
-	resp, body = s.do("GET", agh, "")
+	resp, body = s.Do("GET", agh, "")
 	overQuota(t, "2025-era GET stream", resp, body)
-	resp, body = s.do("GET", withUser(http.Header{"Accept": {"text/event-stream"}}, "alice"), "")
+	resp, body = s.Do("GET", withUser(http.Header{"Accept": {"text/event-stream"}}, "alice"), "")
 	overQuota(t, "2024-11-05 event stream", resp, body)
-	if resp := s.open(ctx, "POST", withUser(lh, "bob"), listenBody); resp.StatusCode != 200 {
+	if resp := s.Open(ctx, "POST", withUser(lh, "bob"), httptransport.ListenBody); resp.StatusCode != 200 {
 		t.Errorf("another principal's listen: %d", resp.StatusCode)
 	}
-	if resp := s.open(ctx, "GET", gh, ""); resp.StatusCode != 200 {
+	if resp := s.Open(ctx, "GET", gh, ""); resp.StatusCode != 200 {
 		t.Errorf("the empty principal's GET stream: %d", resp.StatusCode)
 	}
 	closeAlice()
-	eventually(t, "closing a stream frees its place", func() bool {
+	httptransport.Eventually(t, "closing a stream frees its place", func() bool {
 		c, done := context.WithCancel(ctx)
 		defer done()
-		return s.open(c, "GET", agh, "").StatusCode == 200
+		return s.Open(c, "GET", agh, "").StatusCode == 200
 	})
 }
 
@@ -170,32 +157,32 @@ func TestMaxStreamsPerPrincipal(t *testing.T) {
 func TestMaxStreamDuration(t *testing.T) {
 	const limit = 150 * time.Millisecond
 	for _, disableHijack := range []bool{false, true} {
-		e := newTestEngine()
-		e.hold = true // the listen is held with ErrHold, and so parked unless disableHijack
-		s := startServer(t, e, &Options{MaxStreamDuration: limit, DisableHijack: disableHijack}, nil, false)
+		e := httptransport.NewTestEngine()
+		e.Hold = true // the listen is held with ErrHold, and so parked unless disableHijack
+		s := httptransport.StartTestServer(t, e, &httptransport.Options{MaxStreamDuration: limit, DisableHijack: disableHijack}, nil, false)
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 
 		start := time.Now()
-		r := newSSEReader(t, s.open(ctx, "POST", modernHeaders("subscriptions/listen"), listenBody).Body)
-		r.nextMessage() // the acknowledgement
-		if final := r.nextMessage(); !final.IsResponse() || final.ID.Raw() != `"L"` || !strings.Contains(string(final.Result), `"resultType":"complete"`) {
+		r := httptransport.NewSSEReader(t, s.Open(ctx, "POST", httptransport.ModernHeaders("subscriptions/listen"), httptransport.ListenBody).Body)
+		r.NextMessage() // the acknowledgement
+		if final := r.NextMessage(); !final.IsResponse() || final.ID.Raw() != `"L"` || !strings.Contains(string(final.Result), `"resultType":"complete"`) {
 			t.Errorf("hijack off %v: listen ended with %s %s", disableHijack, final.ID, final.Result)
 		}
 		if d := time.Since(start); d < limit*9/10 {
 			t.Errorf("listen ended after %v, before its limit less a tenth", d)
 		}
 
-		sid := s.initialize(Version20251125)
-		gh := getHeaders(sid, Version20251125)
+		sid := s.Initialize(httptransport.Version20251125)
+		gh := httptransport.GetHeaders(sid, httptransport.Version20251125)
 		start = time.Now()
-		resp := s.open(ctx, "GET", gh, "")
+		resp := s.Open(ctx, "GET", gh, "")
 		// It ends with a server-side disconnect event (spec 2025-11-25 basic/transports#resumability-and-redelivery): a fresh
 		// id to resume from and a retry, so clients see progress.
-		gr := newSSEReader(t, resp.Body)
+		gr := httptransport.NewSSEReader(t, resp.Body)
 		var last sse.Event
 		for {
-			e, err := gr.r.Next()
+			e, err := gr.R.Next()
 			if err != nil {
 				if !errors.Is(err, io.EOF) || ctx.Err() != nil {
 					t.Errorf("hijack off %v: GET stream: %v %v", disableHijack, err, ctx.Err())
@@ -213,16 +200,16 @@ func TestMaxStreamDuration(t *testing.T) {
 			t.Errorf("GET stream ended after %v, before its limit less a tenth", d)
 		}
 		// The client comes back and finds its session.
-		eventually(t, "the GET stream reopens", func() bool {
+		httptransport.Eventually(t, "the GET stream reopens", func() bool {
 			c, done := context.WithCancel(ctx)
 			defer done()
-			return s.open(c, "GET", gh, "").StatusCode == 200
+			return s.Open(c, "GET", gh, "").StatusCode == 200
 		})
 
 		start = time.Now()
-		lr, _ := openLegacy(t, ctx, s.url, nil)
+		lr, _ := httptransport.OpenLegacy(t, ctx, s.URL, nil)
 		for {
-			if _, err := lr.r.Next(); err != nil {
+			if _, err := lr.R.Next(); err != nil {
 				break
 			}
 		}
@@ -235,123 +222,42 @@ func TestMaxStreamDuration(t *testing.T) {
 // TestStreamsEndAtTokenExpiry: a held stream ends when the credential that
 // opened it expires, unless StreamsOutliveTokens.
 func TestStreamsEndAtTokenExpiry(t *testing.T) {
-	h := withUser(modernHeaders("subscriptions/listen"), "alice")
+	h := withUser(httptransport.ModernHeaders("subscriptions/listen"), "alice")
 	h.Set("X-Test-Expiry", "200ms")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 
 	for _, hold := range []bool{false, true} { // an engine that blocks, or holds
-		e := newTestEngine()
-		e.hold = hold
-		s := startServer(t, e, nil, asUser, false)
-		r := newSSEReader(t, s.open(ctx, "POST", h, listenBody).Body)
-		r.nextMessage()
-		if final := r.nextMessage(); !final.IsResponse() || final.ID.Raw() != `"L"` {
+		e := httptransport.NewTestEngine()
+		e.Hold = hold
+		s := httptransport.StartTestServer(t, e, nil, asUser, false)
+		r := httptransport.NewSSEReader(t, s.Open(ctx, "POST", h, httptransport.ListenBody).Body)
+		r.NextMessage()
+		if final := r.NextMessage(); !final.IsResponse() || final.ID.Raw() != `"L"` {
 			t.Errorf("hold %v: listen at token expiry: %s %s %s", hold, final.Method, final.ID, final.Result)
 		}
 	}
 
 	// A credential already expired (accepted within the verifier's leeway)
 	// gets a short grace, not a stream that ends at once, over and over.
-	s := startServer(t, newTestEngine(), nil, asUser, false)
+	s := httptransport.StartTestServer(t, httptransport.NewTestEngine(), nil, asUser, false)
 	expired := h.Clone()
 	expired.Set("X-Test-Expiry", "-10s")
-	r := newSSEReader(t, s.open(ctx, "POST", expired, listenBody).Body)
-	r.nextMessage()
+	r := httptransport.NewSSEReader(t, s.Open(ctx, "POST", expired, httptransport.ListenBody).Body)
+	r.NextMessage()
 	time.Sleep(300 * time.Millisecond)
-	s.engine.broadcast()
-	if m := r.nextMessage(); m.Method != "notifications/tools/list_changed" {
+	s.Engine.Broadcast()
+	if m := r.NextMessage(); m.Method != "notifications/tools/list_changed" {
 		t.Errorf("a listen opened with an expired credential got %s %s %s", m.Method, m.ID, m.Result)
 	}
 
-	s = startServer(t, newTestEngine(), &Options{StreamsOutliveTokens: true}, asUser, false)
-	r = newSSEReader(t, s.open(ctx, "POST", h, listenBody).Body)
-	r.nextMessage()
+	s = httptransport.StartTestServer(t, httptransport.NewTestEngine(), &httptransport.Options{StreamsOutliveTokens: true}, asUser, false)
+	r = httptransport.NewSSEReader(t, s.Open(ctx, "POST", h, httptransport.ListenBody).Body)
+	r.NextMessage()
 	time.Sleep(400 * time.Millisecond)
-	s.engine.broadcast()
-	if m := r.nextMessage(); m.Method != "notifications/tools/list_changed" {
+	s.Engine.Broadcast()
+	if m := r.NextMessage(); m.Method != "notifications/tools/list_changed" {
 		t.Errorf("with StreamsOutliveTokens the listen got %s %s %s", m.Method, m.ID, m.Result)
-	}
-}
-
-// TestStreamLimitSpread: MaxStreamDuration is shortened by a random tenth
-// at most, so streams opened together do not all end together; a token's
-// expiry is never exceeded.
-func TestStreamLimitSpread(t *testing.T) {
-	h := New(newTestEngine(), &Options{MaxStreamDuration: time.Second})
-	defer h.Shutdown(context.Background())
-	r := httptest.NewRequest("GET", "/mcp", nil)
-	seen := map[time.Duration]bool{}
-	for range 100 {
-		d, ok := h.streamLimit(r)
-		if !ok || d < 900*time.Millisecond || d > time.Second {
-			t.Fatalf("limit %v %v, want within [0.9s, 1s]", d, ok)
-		}
-		seen[d] = true
-	}
-	if len(seen) < 2 {
-		t.Error("every stream got the same limit")
-	}
-	soon := identity.NewContext(context.Background(), &identity.Info{Subject: "a", Expiry: time.Now().Add(100 * time.Millisecond)})
-	if d, ok := h.streamLimit(r.WithContext(soon)); !ok || d > 100*time.Millisecond {
-		t.Errorf("a token expiring in 100 ms: limit %v %v", d, ok)
-	}
-}
-
-// attachedGET binds a recorder, as a GET would, to a stream of a
-// 2025-11-25 session "S" whose events go to store.
-func attachedGET(t *testing.T, store *MemoryEventStore, id string, standalone bool) (st *stream, detached <-chan struct{}, rec *httptest.ResponseRecorder) {
-	t.Helper()
-	h := New(newTestEngine(), &Options{Events: store})
-	t.Cleanup(func() { _ = h.Shutdown(context.Background()) })
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	ls := &liveSession{h: h, id: "S", sess: &Session{ID: "S", Version: Version20251125}, ctx: ctx}
-	st = h.newStream(nil, acceptance{sse: true}, streamRole{modern: true})
-	st.events.sess, st.events.id, st.role.standalone = ls, id, standalone
-	rec = httptest.NewRecorder()
-	detached, err := st.attach(rec, 0, false, false, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st, detached, rec
-}
-
-// TestNoDisconnectEventAfterEnd: a stream whose final response is written
-// while a GET is still attached (the handler has not yet run detach) gets
-// no server-side disconnect event when its time limit fires in that
-// window: the client would see an event after the response, and the store
-// an event appended to an ended stream.
-func TestNoDisconnectEventAfterEnd(t *testing.T) {
-	store := NewMemoryEventStore(nil)
-	st, detached, rec := attachedGET(t, store, "c1", false)
-	st.finish(&jsonrpc.Message{ID: jsonrpc.StringID("x"), Result: []byte(`{}`)})
-	before := rec.Body.String()
-	st.detachAttached(detached) // the limit timer, firing before hold's detach
-	if after := rec.Body.String(); after != before {
-		t.Errorf("event written after the final response:\n%q", strings.TrimPrefix(after, before))
-	}
-	if evs, _ := store.After(context.Background(), "S", "c1", 0); len(evs) != 1 {
-		t.Errorf("store holds %d events for the ended stream, want 1 (the response)", len(evs))
-	}
-}
-
-// TestNoDisconnectEventAfterSessionClosed: the same window at a session's
-// end (DELETE): ls.end cuts the GET stream, then SessionClosed forgets the
-// events; a limit timer firing before the GET lets go must not bring the
-// closed session back into the MemoryEventStore, where nothing would ever
-// remove it.
-func TestNoDisconnectEventAfterSessionClosed(t *testing.T) {
-	store := NewMemoryEventStore(nil)
-	st, detached, _ := attachedGET(t, store, "t0", true)
-	st.cut()
-	_ = store.SessionClosed(context.Background(), "S")
-	st.detachAttached(detached)
-	store.mu.Lock()
-	_, leaked := store.sessions["S"]
-	store.mu.Unlock()
-	if leaked {
-		t.Error("the closed session is back in the event store")
 	}
 }
 
@@ -360,26 +266,26 @@ func TestNoDisconnectEventAfterSessionClosed(t *testing.T) {
 // time under MaxCallsPerPrincipal: 1 is never refused, in any era, JSON or
 // SSE, whatever the timing.
 func TestQuotaFreeOnceAnswered(t *testing.T) {
-	s := startServer(t, newTestEngine(), &Options{MaxCallsPerPrincipal: 1}, asUser, false)
-	echo := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"e"},` + meta + `}}`
-	modernJSON := withUser(modernHeaders("tools/call"), "alice")
+	s := httptransport.StartTestServer(t, httptransport.NewTestEngine(), &httptransport.Options{MaxCallsPerPrincipal: 1}, asUser, false)
+	echo := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"e"},` + httptransport.Meta + `}}`
+	modernJSON := withUser(httptransport.ModernHeaders("tools/call"), "alice")
 	modernJSON.Set("Mcp-Name", "echo")
 	progress := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"progress","arguments":{"count":2},"_meta":{"progressToken":"t","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
 	modernProgress := modernJSON.Clone()
 	modernProgress.Set("Mcp-Name", "progress")
-	resp, body := s.do("POST", withUser(sessionHeaders("", ""), "alice"), `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{}}}`)
+	resp, body := s.Do("POST", withUser(httptransport.SessionHeaders("", ""), "alice"), `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{}}}`)
 	sid := resp.Header.Get("Mcp-Session-Id")
 	if resp.StatusCode != 200 || sid == "" {
 		t.Fatalf("initialize: %d %s", resp.StatusCode, body)
 	}
-	session := withUser(sessionHeaders(sid, Version20250618), "alice")
+	session := withUser(httptransport.SessionHeaders(sid, httptransport.Version20250618), "alice")
 	// A client reading an SSE answer has it before the response ends.
 	for i := range 200 {
-		resp := s.open(context.Background(), "POST", modernProgress, progress)
+		resp := s.Open(context.Background(), "POST", modernProgress, progress)
 		if resp.StatusCode != 200 {
 			t.Fatalf("2026-07-28 SSE call %d, sent on the previous one's answer event: %d", i, resp.StatusCode)
 		}
-		for r := newSSEReader(t, resp.Body); !r.nextMessage().IsResponse(); {
+		for r := httptransport.NewSSEReader(t, resp.Body); !r.NextMessage().IsResponse(); {
 		}
 		resp.Body.Close()
 	}
@@ -397,7 +303,7 @@ func TestQuotaFreeOnceAnswered(t *testing.T) {
 			if strings.Contains(body, "%d") {
 				body = fmt.Sprintf(body, i)
 			}
-			resp, got := s.do("POST", tc.header, body)
+			resp, got := s.Do("POST", tc.header, body)
 			if resp.StatusCode != 200 || strings.Contains(got, `"error"`) {
 				t.Fatalf("%s, call %d after the previous one's answer: %d %s", tc.name, i, resp.StatusCode, got)
 			}
@@ -412,9 +318,9 @@ func TestQuotaFreeOnceAnswered(t *testing.T) {
 // net/http or not.
 func TestStreamPlaceFreeOnceEnded(t *testing.T) {
 	for _, disableHijack := range []bool{false, true} {
-		e := newTestEngine()
-		e.hold = true
-		s := startServer(t, e, &Options{MaxStreamsPerPrincipal: 1, MaxStreamDuration: 20 * time.Millisecond, DisableHijack: disableHijack}, asUser, false)
+		e := httptransport.NewTestEngine()
+		e.Hold = true
+		s := httptransport.StartTestServer(t, e, &httptransport.Options{MaxStreamsPerPrincipal: 1, MaxStreamDuration: 20 * time.Millisecond, DisableHijack: disableHijack}, asUser, false)
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
 		drain := func(what string, i int, resp *http.Response) {
@@ -429,31 +335,31 @@ func TestStreamPlaceFreeOnceEnded(t *testing.T) {
 			}
 		}
 		for i := range 15 {
-			drain("listen", i, s.open(ctx, "POST", withUser(modernHeaders("subscriptions/listen"), "alice"), listenBody))
+			drain("listen", i, s.Open(ctx, "POST", withUser(httptransport.ModernHeaders("subscriptions/listen"), "alice"), httptransport.ListenBody))
 		}
 		// A client that reads the listen's final result knows the listen is
 		// over, before the response ends.
 		for i := range 15 {
-			resp := s.open(ctx, "POST", withUser(modernHeaders("subscriptions/listen"), "alice"), listenBody)
+			resp := s.Open(ctx, "POST", withUser(httptransport.ModernHeaders("subscriptions/listen"), "alice"), httptransport.ListenBody)
 			if resp.StatusCode != 200 {
 				t.Fatalf("hijack off %v: listen %d, opened as soon as the one before answered: %d", disableHijack, i, resp.StatusCode)
 			}
-			for r := newSSEReader(t, resp.Body); !r.nextMessage().IsResponse(); {
+			for r := httptransport.NewSSEReader(t, resp.Body); !r.NextMessage().IsResponse(); {
 			}
 			resp.Body.Close()
 		}
-		resp, body := s.do("POST", withUser(sessionHeaders("", ""), "alice"), `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
+		resp, body := s.Do("POST", withUser(httptransport.SessionHeaders("", ""), "alice"), `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
 		sid := resp.Header.Get("Mcp-Session-Id")
 		if sid == "" {
 			t.Fatalf("initialize: %d %s", resp.StatusCode, body)
 		}
-		gh := withUser(sessionHeaders(sid, Version20251125), "alice")
+		gh := withUser(httptransport.SessionHeaders(sid, httptransport.Version20251125), "alice")
 		gh.Set("Accept", "text/event-stream")
 		for i := range 15 {
-			drain("GET stream", i, s.open(ctx, "GET", gh, ""))
+			drain("GET stream", i, s.Open(ctx, "GET", gh, ""))
 		}
 		for i := range 15 {
-			drain("2024-11-05 stream", i, s.open(ctx, "GET", withUser(http.Header{"Accept": {"text/event-stream"}}, "alice"), ""))
+			drain("2024-11-05 stream", i, s.Open(ctx, "GET", withUser(http.Header{"Accept": {"text/event-stream"}}, "alice"), ""))
 		}
 	}
 }
@@ -464,14 +370,14 @@ func TestStreamPlaceFreeOnceEnded(t *testing.T) {
 // session (DELETE, or the idle timeout) frees its place, a DELETE's before
 // its answer.
 func TestMaxSessionsPerPrincipal(t *testing.T) {
-	s := startServer(t, newTestEngine(), &Options{MaxSessionsPerPrincipal: 2, SessionIdleTimeout: 2 * time.Second}, asUser, false)
+	s := httptransport.StartTestServer(t, httptransport.NewTestEngine(), &httptransport.Options{MaxSessionsPerPrincipal: 2, SessionIdleTimeout: 2 * time.Second}, asUser, false)
 	initialize := func(user string) (*http.Response, string) {
-		return s.do("POST", withUser(sessionHeaders("", ""), user), `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
+		return s.Do("POST", withUser(httptransport.SessionHeaders("", ""), user), `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
 	}
 	opened := func() int {
-		s.engine.mu.Lock()
-		defer s.engine.mu.Unlock()
-		return len(s.engine.outs)
+		s.Engine.Mu.Lock()
+		defer s.Engine.Mu.Unlock()
+		return len(s.Engine.Outs)
 	}
 	var sids []string
 	for range 2 {
@@ -491,11 +397,11 @@ func TestMaxSessionsPerPrincipal(t *testing.T) {
 		t.Errorf("another principal: %d %s", resp.StatusCode, body)
 	}
 	// The sessions that are open are served as before.
-	if resp, body := s.do("POST", withUser(sessionHeaders(sids[0], Version20251125), "alice"), listTools); resp.StatusCode != 200 {
+	if resp, body := s.Do("POST", withUser(httptransport.SessionHeaders(sids[0], httptransport.Version20251125), "alice"), httptransport.ListTools); resp.StatusCode != 200 {
 		t.Errorf("an open session at the bound: %d %s", resp.StatusCode, body)
 	}
 	for i := range 20 {
-		if resp, body := s.do("DELETE", withUser(sessionHeaders(sids[0], Version20251125), "alice"), ""); resp.StatusCode != 200 {
+		if resp, body := s.Do("DELETE", withUser(httptransport.SessionHeaders(sids[0], httptransport.Version20251125), "alice"), ""); resp.StatusCode != 200 {
 			t.Fatalf("DELETE %d: %d %s", i, resp.StatusCode, body)
 		}
 		resp, body := initialize("alice")
@@ -504,7 +410,7 @@ func TestMaxSessionsPerPrincipal(t *testing.T) {
 		}
 		sids[0] = resp.Header.Get("Mcp-Session-Id")
 	}
-	eventually(t, "idle sessions free their places", func() bool {
+	httptransport.Eventually(t, "idle sessions free their places", func() bool {
 		resp, _ := initialize("alice")
 		return resp.StatusCode == 200
 	})
@@ -512,11 +418,11 @@ func TestMaxSessionsPerPrincipal(t *testing.T) {
 
 // refusingStore fails every Put while refuse is set.
 type refusingStore struct {
-	*MemorySessionStore
+	*httptransport.MemorySessionStore
 	refuse atomic.Bool
 }
 
-func (s *refusingStore) Put(ctx context.Context, rec *SessionRecord, ttl time.Duration) error {
+func (s *refusingStore) Put(ctx context.Context, rec *httptransport.SessionRecord, ttl time.Duration) error {
 	if s.refuse.Load() {
 		return errors.New("store down")
 	}
@@ -526,10 +432,10 @@ func (s *refusingStore) Put(ctx context.Context, rec *SessionRecord, ttl time.Du
 // TestSessionPlaceFreeOnFailedInitialize: an initialize that fails (here
 // the store refuses the record) keeps no place in the principal's quota.
 func TestSessionPlaceFreeOnFailedInitialize(t *testing.T) {
-	store := &refusingStore{MemorySessionStore: NewMemorySessionStore()}
-	s := startServer(t, newTestEngine(), &Options{MaxSessionsPerPrincipal: 1, Sessions: store}, asUser, false)
+	store := &refusingStore{MemorySessionStore: httptransport.NewMemorySessionStore()}
+	s := httptransport.StartTestServer(t, httptransport.NewTestEngine(), &httptransport.Options{MaxSessionsPerPrincipal: 1, Sessions: store}, asUser, false)
 	initialize := func() (*http.Response, string) {
-		return s.do("POST", withUser(sessionHeaders("", ""), "alice"), `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
+		return s.Do("POST", withUser(httptransport.SessionHeaders("", ""), "alice"), `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
 	}
 	store.refuse.Store(true)
 	for i := range 3 {
@@ -540,56 +446,5 @@ func TestSessionPlaceFreeOnFailedInitialize(t *testing.T) {
 	store.refuse.Store(false)
 	if resp, body := initialize(); resp.StatusCode != 200 || resp.Header.Get("Mcp-Session-Id") == "" {
 		t.Errorf("initialize once the store is back: %d %s", resp.StatusCode, body)
-	}
-}
-
-// stubbornEngine sends one notification, then answers only when released,
-// as an engine slow to stop would.
-type stubbornEngine struct {
-	*testEngine
-	sent    chan error
-	release chan struct{}
-}
-
-func (e *stubbornEngine) Serve(ctx context.Context, call *Call) (*jsonrpc.Message, error) {
-	e.sent <- call.Send(ctx, jsonrpc.NewNotification("notifications/message", json.RawMessage(`{"level":"info","data":"x"}`)))
-	<-e.release
-	return jsonrpc.NewResponse(call.Request.ID, []byte(`{}`)), nil
-}
-
-// failingWriter is a response whose client is gone: every write fails.
-type failingWriter struct{ h http.Header }
-
-func (w *failingWriter) Header() http.Header       { return w.h }
-func (w *failingWriter) WriteHeader(int)           {}
-func (w *failingWriter) Write([]byte) (int, error) { return 0, errors.New("broken pipe") }
-func (w *failingWriter) Flush()                    {}
-
-// TestDroppedCallKeepsPlace: a 2026-07-28 call whose client is gone (its
-// stream's writes fail) keeps its place in the principal's quota until the
-// engine has stopped it, as documented: a client dropping calls to a slow
-// tool cannot pass MaxCallsPerPrincipal.
-func TestDroppedCallKeepsPlace(t *testing.T) {
-	e := &stubbornEngine{testEngine: newTestEngine(), sent: make(chan error, 1), release: make(chan struct{})}
-	h := New(e, &Options{MaxCallsPerPrincipal: 1})
-	defer h.Shutdown(context.Background())
-	hd := modernHeaders("tools/call")
-	hd.Set("Mcp-Name", "echo")
-	r := httptest.NewRequest("POST", "/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"},`+meta+`}}`))
-	r.Header = hd
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		h.ServeHTTP(&failingWriter{h: http.Header{}}, r)
-	}()
-	<-e.sent
-	if h.calls.take("", 1) {
-		t.Error("the dropped call's place was given back while the engine still runs it")
-		h.calls.give("", 1)
-	}
-	close(e.release)
-	<-done
-	if !h.calls.take("", 1) {
-		t.Error("the call's place was not given back once the engine stopped")
 	}
 }

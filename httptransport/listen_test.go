@@ -1,14 +1,13 @@
-package httptransport
+package httptransport_test
 
 import (
 	"context"
 	"io"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpmount/mcpmount/httptransport"
 )
 
 // TestListen: subscriptions/listen answers with a stream whose first
@@ -16,20 +15,20 @@ import (
 // subscription id, with keep-alive comments between, and, on Shutdown,
 // the listen result before the stream ends.
 func TestListen(t *testing.T) {
-	s := newServer(t, &Options{KeepAlive: 20 * time.Millisecond})
-	h := modernHeaders("subscriptions/listen")
-	resp := s.open(context.Background(), "POST", h, `{"jsonrpc":"2.0","id":"L1","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},`+meta+`}}`)
+	s := httptransport.NewTestServer(t, &httptransport.Options{KeepAlive: 20 * time.Millisecond})
+	h := httptransport.ModernHeaders("subscriptions/listen")
+	resp := s.Open(context.Background(), "POST", h, `{"jsonrpc":"2.0","id":"L1","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},`+httptransport.Meta+`}}`)
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" || resp.Header.Get("X-Accel-Buffering") != "no" {
 		t.Fatalf("%d %v", resp.StatusCode, resp.Header)
 	}
-	r := newSSEReader(t, resp.Body)
-	ack := r.nextMessage()
+	r := httptransport.NewSSEReader(t, resp.Body)
+	ack := r.NextMessage()
 	if ack.Method != "notifications/subscriptions/acknowledged" || !strings.Contains(string(ack.Params), `"io.modelcontextprotocol/subscriptionId":"L1"`) {
 		t.Fatalf("first message %s %s", ack.Method, ack.Params)
 	}
 	comments := 0
 	for comments < 2 {
-		e, err := r.r.Next()
+		e, err := r.R.Next()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -37,16 +36,16 @@ func TestListen(t *testing.T) {
 			comments++
 		}
 	}
-	s.engine.broadcast()
-	m := r.nextMessage()
+	s.Engine.Broadcast()
+	m := r.NextMessage()
 	if m.Method != "notifications/tools/list_changed" || !strings.Contains(string(m.Params), `"L1"`) {
 		t.Fatalf("got %s %s", m.Method, m.Params)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	done := make(chan error)
-	go func() { done <- s.h.Shutdown(ctx) }()
-	final := r.nextMessage()
+	go func() { done <- s.Handler.Shutdown(ctx) }()
+	final := r.NextMessage()
 	if !final.IsResponse() || final.ID.Raw() != `"L1"` || !strings.Contains(string(final.Result), `"resultType":"complete"`) || !strings.Contains(string(final.Result), `"io.modelcontextprotocol/subscriptionId":"L1"`) {
 		t.Fatalf("final %s %s", final.ID, final.Result)
 	}
@@ -57,17 +56,17 @@ func TestListen(t *testing.T) {
 
 // TestListenClientClose: closing a listen stream cancels the subscription.
 func TestListenClientClose(t *testing.T) {
-	s := newServer(t, nil)
+	s := httptransport.NewTestServer(t, nil)
 	ctx, cancel := context.WithCancel(context.Background())
-	resp := s.open(ctx, "POST", modernHeaders("subscriptions/listen"), `{"jsonrpc":"2.0","id":3,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},`+meta+`}}`)
-	r := newSSEReader(t, resp.Body)
-	r.nextMessage()
-	if n := s.engine.listenerCount(); n != 1 {
+	resp := s.Open(ctx, "POST", httptransport.ModernHeaders("subscriptions/listen"), `{"jsonrpc":"2.0","id":3,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},`+httptransport.Meta+`}}`)
+	r := httptransport.NewSSEReader(t, resp.Body)
+	r.NextMessage()
+	if n := s.Engine.ListenerCount(); n != 1 {
 		t.Fatalf("%d listeners", n)
 	}
 	cancel()
 	deadline := time.Now().Add(5 * time.Second)
-	for s.engine.listenerCount() != 0 {
+	for s.Engine.ListenerCount() != 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("listen not cancelled after the client closed it")
 		}
@@ -79,12 +78,12 @@ func TestListenClientClose(t *testing.T) {
 // its status and headers sent (with a comment), so clients see a first
 // byte.
 func TestEarlyHeaderFlush(t *testing.T) {
-	s := newServer(t, &Options{HeaderFlushDelay: 10 * time.Millisecond})
-	h := modernHeaders("tools/call")
+	s := httptransport.NewTestServer(t, &httptransport.Options{HeaderFlushDelay: 10 * time.Millisecond})
+	h := httptransport.ModernHeaders("tools/call")
 	h.Set("Mcp-Name", "slow")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	resp := s.open(ctx, "POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"text":"f"},`+meta+`}}`)
+	resp := s.Open(ctx, "POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"text":"f"},`+httptransport.Meta+`}}`)
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
 		t.Fatalf("%d %v", resp.StatusCode, resp.Header)
 	}
@@ -94,60 +93,6 @@ func TestEarlyHeaderFlush(t *testing.T) {
 		t.Fatalf("stream starts %q (%v)", first, err)
 	}
 	cancel()
-	<-s.engine.cancelled
-	<-s.engine.sendErrs
-}
-
-// lateEngine starts the handler's Shutdown while a listen is being
-// admitted (from Describe, before the listen is registered), and lets the
-// listen go on once Shutdown has ended the listens it knew of.
-type lateEngine struct {
-	*testEngine
-	h        *Handler
-	once     sync.Once
-	shutdown chan error
-}
-
-func (e *lateEngine) Describe(ctx context.Context) *Description {
-	e.once.Do(func() {
-		sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-		go func() {
-			defer cancel()
-			e.shutdown <- e.h.Shutdown(sctx)
-		}()
-		for !e.h.closing.Load() {
-			time.Sleep(time.Millisecond)
-		}
-		time.Sleep(50 * time.Millisecond) // Shutdown ends the listens it knows of
-	})
-	return e.testEngine.Describe(ctx)
-}
-
-// TestListenDuringShutdown: a listen admitted just as Shutdown begins ends
-// with its final result as the others do, and Shutdown does not wait for it
-// until its deadline.
-func TestListenDuringShutdown(t *testing.T) {
-	for _, hold := range []bool{false, true} {
-		te := newTestEngine()
-		te.hold = hold
-		e := &lateEngine{testEngine: te, shutdown: make(chan error, 1)}
-		e.h = New(e, nil)
-		srv := httptest.NewServer(e.h)
-		start := time.Now()
-		req, _ := http.NewRequest("POST", srv.URL+"/mcp", strings.NewReader(listenBody))
-		req.Header = modernHeaders("subscriptions/listen")
-		resp, err := srv.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if !strings.Contains(string(body), `"resultType":"complete"`) {
-			t.Errorf("hold %v: the listen admitted during Shutdown ended with %d %q, want its final result", hold, resp.StatusCode, body)
-		}
-		if err := <-e.shutdown; err != nil || time.Since(start) > 2*time.Second {
-			t.Errorf("hold %v: Shutdown returned %v after %v", hold, err, time.Since(start))
-		}
-		srv.Close()
-	}
+	<-s.Engine.Cancelled
+	<-s.Engine.SendErrs
 }

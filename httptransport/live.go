@@ -315,7 +315,7 @@ func (ls *liveSession) cancelCall(requestID jsonrpc.ID) bool {
 	ls.mu.Unlock()
 	if c != nil && c.Request.Method != "initialize" {
 		c.cancel()
-		c.out.abortWrite() // a write blocked on its client ends too (writeGuard)
+		c.out.abortWrite() // a write blocked on its client ends too (wire.Guard)
 	}
 	return c != nil
 }

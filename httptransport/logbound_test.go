@@ -28,13 +28,13 @@ func (echoingStore) Get(_ context.Context, id string) (*SessionRecord, error) {
 
 // explodingEngine panics on every call but initialize, with a message
 // naming the method, as a careless engine's panic would.
-type explodingEngine struct{ *testEngine }
+type explodingEngine struct{ *TestEngine }
 
 func (e explodingEngine) Serve(ctx context.Context, call *Call) (*jsonrpc.Message, error) {
 	if call.Request.Method != "initialize" {
 		panic("no handler for " + call.Request.Method)
 	}
-	return e.testEngine.Serve(ctx, call)
+	return e.TestEngine.Serve(ctx, call)
 }
 
 // jsonLogged returns Options logging JSON records to logs, at Debug.
@@ -45,7 +45,7 @@ func jsonLogged(logs *testutil.CountingLog, opts Options) *Options {
 
 // flood sends n requests from 4 workers, each built by req, and returns
 // how many got each status.
-func flood(s *server, n int, req func() (http.Header, string)) map[int]int {
+func flood(s *TestServer, n int, req func() (http.Header, string)) map[int]int {
 	statuses := map[int]int{}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -53,7 +53,7 @@ func flood(s *server, n int, req func() (http.Header, string)) map[int]int {
 		wg.Go(func() {
 			for range n / 4 {
 				h, body := req()
-				resp, _ := s.do("POST", h, body)
+				resp, _ := s.Do("POST", h, body)
 				mu.Lock()
 				statuses[resp.StatusCode]++
 				mu.Unlock()
@@ -72,10 +72,10 @@ func flood(s *server, n int, req func() (http.Header, string)) map[int]int {
 // the kind, the rest suppressed.
 func TestLongSessionIDLogsBounded(t *testing.T) {
 	logs := &testutil.CountingLog{Keep: 64 << 10}
-	s := newServer(t, jsonLogged(logs, Options{Sessions: echoingStore{NewMemorySessionStore()}}))
+	s := NewTestServer(t, jsonLogged(logs, Options{Sessions: echoingStore{NewMemorySessionStore()}}))
 	sid := strings.Repeat("s", 256)
 	statuses := flood(s, 100, func() (http.Header, string) {
-		return sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+		return SessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
 	})
 	if statuses[http.StatusServiceUnavailable] != 100 {
 		t.Fatalf("statuses %v, want 100 × 503 (store down)", statuses)
@@ -99,14 +99,14 @@ func TestLongSessionIDLogsBounded(t *testing.T) {
 // -32603 and logged with the method and the panic cut and quoted.
 func TestHugeMethodLogsBounded(t *testing.T) {
 	logs := &testutil.CountingLog{Keep: 64 << 10}
-	te := newTestEngine()
-	s := startServer(t, te, jsonLogged(logs, Options{}), nil, false)
-	sid := s.initialize(Version20251125)
-	s.h.engine = explodingEngine{te}
+	te := NewTestEngine()
+	s := StartTestServer(t, te, jsonLogged(logs, Options{}), nil, false)
+	sid := s.Initialize(Version20251125)
+	s.Handler.engine = explodingEngine{te}
 	method := strings.Repeat("m", 700<<10)
 	var id atomic.Int64 // ids in flight at once must differ
 	statuses := flood(s, 100, func() (http.Header, string) {
-		h := sessionHeaders(sid, Version20251125)
+		h := SessionHeaders(sid, Version20251125)
 		h.Set("Accept", "application/json")
 		return h, `{"jsonrpc":"2.0","id":` + strconv.FormatInt(id.Add(1), 10) + `,"method":"` + method + `"}`
 	})
@@ -138,17 +138,17 @@ func TestHugeMethodLogsBounded(t *testing.T) {
 // forged line.
 func TestMethodControlCharactersQuoted(t *testing.T) {
 	logs := &testutil.CountingLog{Keep: 64 << 10}
-	te := newTestEngine()
-	s := startServer(t, te, jsonLogged(logs, Options{}), nil, false)
-	sid := s.initialize(Version20251125)
-	s.h.engine = explodingEngine{te}
+	te := NewTestEngine()
+	s := StartTestServer(t, te, jsonLogged(logs, Options{}), nil, false)
+	sid := s.Initialize(Version20251125)
+	s.Handler.engine = explodingEngine{te}
 	method := "x\n{\"level\":\"ERROR\",\"msg\":\"forged\"}\x1b[2J"
 	name, err := json.Marshal(method)
 	if err != nil {
 		t.Fatal(err)
 	}
 	body := `{"jsonrpc":"2.0","id":1,"method":` + string(name) + `}`
-	if resp, got := s.do("POST", sessionHeaders(sid, Version20251125), body); resp.StatusCode != http.StatusOK {
+	if resp, got := s.Do("POST", SessionHeaders(sid, Version20251125), body); resp.StatusCode != http.StatusOK {
 		t.Fatalf("call: %d %s", resp.StatusCode, got)
 	}
 	for _, rec := range logs.Records() {

@@ -58,7 +58,7 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *reque
 	ctx, cancel, unwatch := callContext(r, listen)
 	st := h.newStream(w, accept, streamRole{modern: true, reqID: m.ID, held: listen})
 	// Shutdown ends a write blocked on a client that stopped reading
-	// (writeGuard); a client that drops the request closes it anyway.
+	// (wire.Guard); a client that drops the request closes it anyway.
 	stop := context.AfterFunc(h.ctx, func() { cancel(); st.abortWrite() })
 	if listen {
 		// A listen's place is its stream: given back as the client sees

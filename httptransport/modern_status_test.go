@@ -1,93 +1,15 @@
-package httptransport
+package httptransport_test
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mcpmount/mcpmount/httptransport"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
-
-// slowAnswerEngine answers the tools "late-404" and "late-cap" with -32601 and
-// -32021 after delay, and "late-ok" with a result; everything else goes to
-// the test engine.
-type slowAnswerEngine struct {
-	*testEngine
-	delay time.Duration
-}
-
-func (e slowAnswerEngine) Serve(ctx context.Context, call *Call) (*jsonrpc.Message, error) {
-	var p struct {
-		Name string `json:"name"`
-	}
-	_ = json.Unmarshal(call.Request.Params, &p)
-	if call.Request.Method != "tools/call" || !strings.HasPrefix(p.Name, "late-") {
-		return e.testEngine.Serve(ctx, call)
-	}
-	select {
-	case <-time.After(e.delay):
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	switch p.Name {
-	case "late-404":
-		return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found")
-	case "late-cap":
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMissingRequiredClientCapability, Message: "elicitation required", Data: json.RawMessage(`{"requiredCapabilities":{"elicitation":{}}}`)}
-	}
-	return result(call.Request.ID, map[string]any{"text": "late"}), nil
-}
-
-func slowAnswerCall(name string) string {
-	return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + name + `","arguments":{},` + meta + `}}`
-}
-
-// TestModernErrorKeepsStatusBeforeFlush: a 2026-07-28 error the engine
-// returns before the header flush delay (1 s by default) goes out with the
-// status the spec gives it (spec 2026-07-28 basic/transports/streamable-http; spec 2026-07-28 basic#error-codes): 404 for -32601, 400 for
-// -32021.
-func TestModernErrorKeepsStatusBeforeFlush(t *testing.T) {
-	te := newTestEngine()
-	s := startServer(t, te, nil, nil, false)
-	s.h.engine = slowAnswerEngine{te, 150 * time.Millisecond}
-	for _, tc := range []struct {
-		tool   string
-		status int
-		code   int64
-	}{
-		{"late-404", http.StatusNotFound, jsonrpc.CodeMethodNotFound},
-		{"late-cap", http.StatusBadRequest, jsonrpc.CodeMissingRequiredClientCapability},
-	} {
-		h := modernHeaders("tools/call")
-		h.Set("Mcp-Name", tc.tool)
-		resp, body := s.do("POST", h, slowAnswerCall(tc.tool))
-		if resp.StatusCode != tc.status || resp.Header.Get("Content-Type") != "application/json" {
-			t.Errorf("%s: %d %s, want %d application/json; body %q", tc.tool, resp.StatusCode, resp.Header.Get("Content-Type"), tc.status, body)
-			continue
-		}
-		if _, code, _ := rpcError(t, body); code != tc.code {
-			t.Errorf("%s: code %d, want %d", tc.tool, code, tc.code)
-		}
-	}
-}
-
-// TestModernLateErrorIsSSEEvent: a 2026-07-28 call silent past the header
-// flush delay has its SSE stream opened (so that first-byte timeouts do not
-// drop it), and an error the engine returns after that is an SSE event
-// under 200. (The default delay is 1 s; the test shortens it.)
-func TestModernLateErrorIsSSEEvent(t *testing.T) {
-	te := newTestEngine()
-	s := startServer(t, te, nil, nil, false)
-	s.h.engine = slowAnswerEngine{te, 150 * time.Millisecond}
-	s.h.cfg.headerFlushDelay = 20 * time.Millisecond
-	h := modernHeaders("tools/call")
-	h.Set("Mcp-Name", "late-404")
-	resp, body := s.do("POST", h, slowAnswerCall("late-404"))
-	wantSSEError(t, resp, body, http.StatusOK, jsonrpc.CodeMethodNotFound)
-}
 
 // TestModernSilentCallSendsHeadersEarly: a 2026-07-28 tools/call whose
 // tool stays silent (no progress) has its response start at the header
@@ -95,17 +17,17 @@ func TestModernLateErrorIsSSEEvent(t *testing.T) {
 // first-byte timeout (go-sdk #1155 gives the client 5 s; this one gives 3)
 // keeps it. The client then drops it, which cancels the tool.
 func TestModernSilentCallSendsHeadersEarly(t *testing.T) {
-	s := newServer(t, nil)
-	h := modernHeaders("tools/call")
+	s := httptransport.NewTestServer(t, nil)
+	h := httptransport.ModernHeaders("tools/call")
 	h.Set("Mcp-Name", "slow")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, "POST", s.url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"text":"silent"},`+meta+`}}`))
+	req, err := http.NewRequestWithContext(ctx, "POST", s.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"text":"silent"},`+httptransport.Meta+`}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	req.Header = h
-	resp, err := s.client.Do(req)
+	resp, err := s.Client.Do(req)
 	if err == nil {
 		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
 			t.Errorf("silent call: %d %s, want 200 text/event-stream", resp.StatusCode, resp.Header.Get("Content-Type"))
@@ -117,77 +39,33 @@ func TestModernSilentCallSendsHeadersEarly(t *testing.T) {
 		t.Fatalf("a silent 2026-07-28 tools/call sent no response headers within 3 s with default Options: %v", err)
 	}
 	select {
-	case <-s.engine.cancelled:
-		<-s.engine.sendErrs
+	case <-s.Engine.Cancelled:
+		<-s.Engine.SendErrs
 	case <-time.After(5 * time.Second):
 		t.Fatal("the slow tool was not cancelled when the client dropped its call")
-	}
-}
-
-// wantSSEError checks that resp is an SSE stream with status carrying one
-// message, an error with code.
-func wantSSEError(t *testing.T, resp *http.Response, body string, status int, code int64) {
-	t.Helper()
-	if resp.StatusCode != status || resp.Header.Get("Content-Type") != "text/event-stream" {
-		t.Fatalf("%d %s, want %d text/event-stream; body %q", resp.StatusCode, resp.Header.Get("Content-Type"), status, body)
-	}
-	msgs := messages(t, events(t, body))
-	if len(msgs) != 1 || msgs[0].Error == nil || msgs[0].Error.Code != code {
-		t.Fatalf("events %q, want one error %d", body, code)
-	}
-}
-
-// TestModernCallOutlivesServerWriteTimeout: a 2026-07-28 call silent for
-// longer than the server's WriteTimeout still gets its answer, whether the
-// client could take SSE (its stream opened at the header flush delay, the
-// answer an event on it) or only JSON (the delay lifts the server's
-// timeout, as opening the stream does).
-func TestModernCallOutlivesServerWriteTimeout(t *testing.T) {
-	for _, tc := range []struct {
-		h2     bool
-		accept string
-	}{
-		{false, "application/json, text/event-stream"},
-		{true, "application/json, text/event-stream"},
-		{false, "application/json"},
-		{true, "application/json"},
-	} {
-		h2 := tc.h2
-		s := newLiftServer(t, 600*time.Millisecond, 300*time.Millisecond, 50*time.Millisecond, h2)
-		hdr := modernHeaders("tools/call")
-		hdr.Set("Mcp-Name", "late-ok")
-		hdr.Set("Accept", tc.accept)
-		resp, body := s.do("POST", hdr, slowAnswerCall("late-ok"))
-		want := "text/event-stream"
-		if tc.accept == "application/json" {
-			want = "application/json"
-		}
-		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != want || !strings.Contains(body, `"text":"late"`) {
-			t.Fatalf("HTTP/2 %v, Accept %q: %d %s %q, want the result as %s", h2, tc.accept, resp.StatusCode, resp.Header.Get("Content-Type"), body, want)
-		}
 	}
 }
 
 // TestModernSSEOnlyClientGetsErrorStatus: a client whose Accept lists only
 // text/event-stream gets its error as SSE, with the error's status.
 func TestModernSSEOnlyClientGetsErrorStatus(t *testing.T) {
-	s := newServer(t, nil)
-	h := modernHeaders("foo/bar")
+	s := httptransport.NewTestServer(t, nil)
+	h := httptransport.ModernHeaders("foo/bar")
 	h.Set("Accept", "text/event-stream")
-	resp, body := s.do("POST", h, `{"jsonrpc":"2.0","id":7,"method":"foo/bar","params":{`+meta+`}}`)
-	wantSSEError(t, resp, body, http.StatusNotFound, jsonrpc.CodeMethodNotFound)
+	resp, body := s.Do("POST", h, `{"jsonrpc":"2.0","id":7,"method":"foo/bar","params":{`+httptransport.Meta+`}}`)
+	httptransport.WantSSEError(t, resp, body, http.StatusNotFound, jsonrpc.CodeMethodNotFound)
 }
 
 // TestModernHeaderWhitespaceHTTP2: whitespace around MCP header values is
 // ignored (spec 2026-07-28 basic/transports/streamable-http, RFC 9110 §5.5) over HTTP/2 too, where net/http
 // hands values over as sent.
 func TestModernHeaderWhitespaceHTTP2(t *testing.T) {
-	s := startServer(t, newTestEngine(), nil, nil, true)
-	h := modernHeaders("tools/call")
+	s := httptransport.StartTestServer(t, httptransport.NewTestEngine(), nil, nil, true)
+	h := httptransport.ModernHeaders("tools/call")
 	h.Set("Mcp-Method", "tools/call\t")
 	h.Set("Mcp-Name", " echo ")
-	h.Set("Mcp-Protocol-Version", " "+Version20260728)
-	resp, body := s.do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"ok"},`+meta+`}}`)
+	h.Set("Mcp-Protocol-Version", " "+httptransport.Version20260728)
+	resp, body := s.Do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"ok"},`+httptransport.Meta+`}}`)
 	if resp.ProtoMajor != 2 {
 		t.Fatalf("not HTTP/2: %s", resp.Proto)
 	}

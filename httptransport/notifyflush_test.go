@@ -1,22 +1,19 @@
-package httptransport
+package httptransport_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/mcpmount/mcpmount/jsonrpc"
+	"github.com/mcpmount/mcpmount/httptransport"
 )
 
 // flushCounter counts the flushes reaching a response, as the writer of a
@@ -34,13 +31,13 @@ func (f *flushCounter) Flush() {
 func (f *flushCounter) Unwrap() http.ResponseWriter { return f.ResponseWriter }
 
 // countFlushes starts a server whose responses count their flushes in n.
-func countFlushes(t *testing.T, e *testEngine, opts *Options, n *atomic.Int64) *server {
+func countFlushes(t *testing.T, e *httptransport.TestEngine, opts *httptransport.Options, n *atomic.Int64) *httptransport.TestServer {
 	return countFlushesH2(t, e, opts, n, false)
 }
 
 // countFlushesH2 is countFlushes, over HTTP/2 (TLS) when h2 is set.
-func countFlushesH2(t *testing.T, e *testEngine, opts *Options, n *atomic.Int64, h2 bool) *server {
-	return startServer(t, e, opts, func(next http.Handler) http.Handler {
+func countFlushesH2(t *testing.T, e *httptransport.TestEngine, opts *httptransport.Options, n *atomic.Int64, h2 bool) *httptransport.TestServer {
+	return httptransport.StartTestServer(t, e, opts, func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			next.ServeHTTP(&flushCounter{ResponseWriter: w, n: n}, r)
 		})
@@ -50,7 +47,7 @@ func countFlushesH2(t *testing.T, e *testEngine, opts *Options, n *atomic.Int64,
 // progressCall2026 is a 2026-07-28 call of the progress tool sending
 // count notifications.
 func progressCall2026(count int) string {
-	return fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"progress","arguments":{"count":%d},%s}}`, count, metaWithToken(`"p"`))
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"progress","arguments":{"count":%d},%s}}`, count, httptransport.MetaWithToken(`"p"`))
 }
 
 // TestNotificationsCoalesced: a call's burst of notifications and its answer
@@ -71,14 +68,14 @@ func TestNotificationsCoalesced(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var n atomic.Int64
-			s := countFlushesH2(t, newTestEngine(), &Options{NotificationFlushDelay: tc.delay}, &n, tc.h2)
-			h := modernHeaders("tools/call")
+			s := countFlushesH2(t, httptransport.NewTestEngine(), &httptransport.Options{NotificationFlushDelay: tc.delay}, &n, tc.h2)
+			h := httptransport.ModernHeaders("tools/call")
 			h.Set("Mcp-Name", "progress")
-			resp, body := s.do("POST", h, progressCall2026(10))
+			resp, body := s.Do("POST", h, progressCall2026(10))
 			if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" || tc.h2 && resp.ProtoMajor != 2 {
 				t.Fatalf("status %d, type %q, %s", resp.StatusCode, resp.Header.Get("Content-Type"), resp.Proto)
 			}
-			msgs := messages(t, events(t, body))
+			msgs := httptransport.Messages(t, httptransport.Events(t, body))
 			if len(msgs) != 11 {
 				t.Fatalf("got %d messages, want 10 notifications and the answer: %s", len(msgs), body)
 			}
@@ -101,26 +98,26 @@ func TestNotificationsCoalesced(t *testing.T) {
 // silence reaches the client after NotificationFlushDelay, not with the
 // call's next message: the tool waits for the test to have read it.
 func TestPendingNotificationFlushedAfterDelay(t *testing.T) {
-	e := newTestEngine()
-	e.gate = make(chan struct{})
+	e := httptransport.NewTestEngine()
+	e.Gate = make(chan struct{})
 	var n atomic.Int64
-	s := countFlushes(t, e, &Options{NotificationFlushDelay: 20 * time.Millisecond, HeaderFlushDelay: time.Hour, KeepAlive: time.Hour}, &n)
-	h := modernHeaders("tools/call")
+	s := countFlushes(t, e, &httptransport.Options{NotificationFlushDelay: 20 * time.Millisecond, HeaderFlushDelay: time.Hour, KeepAlive: time.Hour}, &n)
+	h := httptransport.ModernHeaders("tools/call")
 	h.Set("Mcp-Name", "progress")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	r := newSSEReader(t, s.open(ctx, "POST", h, progressCall2026(2)).Body) // fails at 10 s if it never comes
-	if m := r.nextMessage(); m.Method != "notifications/progress" || !strings.Contains(string(m.Params), `"progress":1,`) {
+	r := httptransport.NewSSEReader(t, s.Open(ctx, "POST", h, progressCall2026(2)).Body) // fails at 10 s if it never comes
+	if m := r.NextMessage(); m.Method != "notifications/progress" || !strings.Contains(string(m.Params), `"progress":1,`) {
 		t.Fatalf("first message %s %s", m.Method, m.Params)
 	}
 	if got := n.Load(); got != 1 {
 		t.Errorf("flushes before the second notification = %d, want 1 (the delayed one)", got)
 	}
-	close(e.gate)
-	if m := r.nextMessage(); m.Method != "notifications/progress" {
+	close(e.Gate)
+	if m := r.NextMessage(); m.Method != "notifications/progress" {
 		t.Fatalf("second message %s", m.Method)
 	}
-	if m := r.nextMessage(); m.Result == nil {
+	if m := r.NextMessage(); m.Result == nil {
 		t.Fatalf("answer %+v", m)
 	}
 }
@@ -129,28 +126,28 @@ func TestPendingNotificationFlushedAfterDelay(t *testing.T) {
 // with the notifications waiting before it, however long the delay: the
 // handler now waits for the client's answer, which needs the request.
 func TestServerRequestFlushesPending(t *testing.T) {
-	e := newTestEngine()
+	e := httptransport.NewTestEngine()
 	var n atomic.Int64
-	s := countFlushes(t, e, &Options{NotificationFlushDelay: time.Hour}, &n)
-	sid := s.initialize(Version20251125)
+	s := countFlushes(t, e, &httptransport.Options{NotificationFlushDelay: time.Hour}, &n)
+	sid := s.Initialize(httptransport.Version20251125)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	resp := s.open(ctx, "POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"sample","arguments":{"count":3}}}`)
-	r := newSSEReader(t, resp.Body)
+	resp := s.Open(ctx, "POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"sample","arguments":{"count":3}}}`)
+	r := httptransport.NewSSEReader(t, resp.Body)
 	for i := range 3 {
-		if m := r.nextMessage(); m.Method != "notifications/message" {
+		if m := r.NextMessage(); m.Method != "notifications/message" {
 			t.Fatalf("message %d: %s", i, m.Method)
 		}
 	}
-	req := r.nextMessage()
+	req := r.NextMessage()
 	if req.Method != "sampling/createMessage" {
 		t.Fatalf("got %s", req.Method)
 	}
 	answer := `{"jsonrpc":"2.0","id":` + req.ID.Raw() + `,"result":{"role":"assistant","content":{"type":"text","text":"hi"},"model":"m"}}`
-	if resp, body := s.do("POST", sessionHeaders(sid, Version20251125), answer); resp.StatusCode != http.StatusAccepted {
+	if resp, body := s.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), answer); resp.StatusCode != http.StatusAccepted {
 		t.Fatalf("answer: %d %s", resp.StatusCode, body)
 	}
-	if final := r.nextMessage(); final.ID.Raw() != "5" {
+	if final := r.NextMessage(); final.ID.Raw() != "5" {
 		t.Errorf("final %+v", final)
 	}
 }
@@ -161,102 +158,40 @@ func TestServerRequestFlushesPending(t *testing.T) {
 // session's GET stream, all kept on the handler (DisableHijack), where a
 // response buffers what it is given.
 func TestHeldStreamsFlushAtOnce(t *testing.T) {
-	opts := &Options{NotificationFlushDelay: time.Hour, KeepAlive: time.Hour, HeaderFlushDelay: time.Hour, DisableHijack: true}
+	opts := &httptransport.Options{NotificationFlushDelay: time.Hour, KeepAlive: time.Hour, HeaderFlushDelay: time.Hour, DisableHijack: true}
 	for _, hold := range []bool{false, true} {
 		t.Run(fmt.Sprintf("listen hold=%v", hold), func(t *testing.T) {
-			e := newTestEngine()
-			e.hold = hold
-			s := startServer(t, e, opts, nil, false)
+			e := httptransport.NewTestEngine()
+			e.Hold = hold
+			s := httptransport.StartTestServer(t, e, opts, nil, false)
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			r := newSSEReader(t, s.open(ctx, "POST", modernHeaders("subscriptions/listen"), `{"jsonrpc":"2.0","id":"L1","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},`+meta+`}}`).Body)
-			if m := r.nextMessage(); m.Method != "notifications/subscriptions/acknowledged" {
+			r := httptransport.NewSSEReader(t, s.Open(ctx, "POST", httptransport.ModernHeaders("subscriptions/listen"), `{"jsonrpc":"2.0","id":"L1","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},`+httptransport.Meta+`}}`).Body)
+			if m := r.NextMessage(); m.Method != "notifications/subscriptions/acknowledged" {
 				t.Fatalf("first message %s", m.Method)
 			}
-			e.broadcast()
-			if m := r.nextMessage(); m.Method != "notifications/tools/list_changed" {
+			e.Broadcast()
+			if m := r.NextMessage(); m.Method != "notifications/tools/list_changed" {
 				t.Fatalf("second message %s", m.Method)
 			}
 		})
 	}
 	t.Run("2025-11-25 GET", func(t *testing.T) {
-		e := newTestEngine()
-		s := startServer(t, e, opts, nil, false)
-		sid := s.initialize(Version20251125)
+		e := httptransport.NewTestEngine()
+		s := httptransport.StartTestServer(t, e, opts, nil, false)
+		sid := s.Initialize(httptransport.Version20251125)
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		resp := s.open(ctx, "GET", getHeaders(sid, Version20251125), "") // attached once its headers are here
+		resp := s.Open(ctx, "GET", httptransport.GetHeaders(sid, httptransport.Version20251125), "") // attached once its headers are here
 		if resp.StatusCode != http.StatusOK {
 			t.Fatalf("GET: %d", resp.StatusCode)
 		}
-		r := newSSEReader(t, resp.Body)
-		e.broadcast()
-		if m := r.nextMessage(); m.Method != "notifications/tools/list_changed" {
+		r := httptransport.NewSSEReader(t, resp.Body)
+		e.Broadcast()
+		if m := r.NextMessage(); m.Method != "notifications/tools/list_changed" {
 			t.Fatalf("got %s", m.Method)
 		}
 	})
-}
-
-// TestPendingNotificationSurvivesPark: a GET resuming a call's stream is
-// attached, then parked (serveGet); notifications the engine sends between
-// the two wait in net/http's buffer, which the hijack drops: they were
-// lost (and a large one, half written, ran into the next event). They now
-// go out before the connection is taken over.
-func TestPendingNotificationSurvivesPark(t *testing.T) {
-	for _, size := range []int{100, 3000} {
-		t.Run(fmt.Sprint(size), func(t *testing.T) {
-			h := New(newTestEngine(), &Options{NotificationFlushDelay: time.Hour, KeepAlive: -1, HeaderFlushDelay: -1})
-			defer func() {
-				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				defer cancel()
-				_ = h.Shutdown(ctx)
-			}()
-			st := h.newStream(nil, acceptance{sse: true}, streamRole{}) // a call's stream, its POST gone
-			parked := make(chan bool, 1)
-			gone := make(chan struct{})
-			big := strings.Repeat("y", size)
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if _, err := st.attach(w, 0, false, true, nil); err != nil {
-					t.Error(err)
-					parked <- false
-					return
-				}
-				_ = st.send(jsonrpc.NewNotification("notifications/message", json.RawMessage(`{"data":"first"}`)))
-				_ = st.send(jsonrpc.NewNotification("notifications/message", json.RawMessage(`{"data":"`+big+`"}`)))
-				parked <- h.park(w, r, st, func() { close(gone) })
-			}))
-			defer srv.Close()
-			resp, err := http.Get(srv.URL)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			if !<-parked {
-				t.Fatal("not parked")
-			}
-			_ = st.send(jsonrpc.NewNotification("notifications/message", json.RawMessage(`{"data":"after"}`)))
-			st.finish(jsonrpc.NewResponse(jsonrpc.Int64ID(1), json.RawMessage(`{}`)))
-			body, err := io.ReadAll(resp.Body)
-			if err != nil {
-				t.Fatal(err)
-			}
-			<-gone
-			msgs := messages(t, events(t, string(body)))
-			var got []string
-			for _, m := range msgs {
-				if m.IsResponse() {
-					got = append(got, "answer")
-					continue
-				}
-				var p struct{ Data string }
-				_ = json.Unmarshal(m.Params, &p)
-				got = append(got, p.Data)
-			}
-			if want := []string{"first", big, "after", "answer"}; !slices.Equal(got, want) {
-				t.Errorf("messages %.80q, want %.80q", got, want)
-			}
-		})
-	}
 }
 
 // stallListener hands out connections whose writes the test can stall.
@@ -350,20 +285,20 @@ func (c *stallConn) Close() error {
 // (the server's WriteTimeout is lifted for streams), holding the
 // connection's goroutine for as long as the client does not read.
 func TestPendingNotificationFlushedUnderDeadline(t *testing.T) {
-	e := newTestEngine()
-	h := New(e, &Options{NotificationFlushDelay: time.Hour, WriteTimeout: 200 * time.Millisecond, KeepAlive: -1})
+	e := httptransport.NewTestEngine()
+	h := httptransport.New(e, &httptransport.Options{NotificationFlushDelay: time.Hour, WriteTimeout: 200 * time.Millisecond, KeepAlive: -1})
 	srv := httptest.NewUnstartedServer(h)
 	ln := &stallListener{Listener: srv.Listener, conns: map[string]*stallConn{}}
 	srv.Listener = ln
-	closed := reportClosed(srv)
+	closed := httptransport.ReportClosed(srv)
 	srv.Start()
 	t.Cleanup(func() {
 		srv.CloseClientConnections() // a stalled write waits for its connection's close
 		_ = h.Shutdown(context.Background())
 		srv.Close()
 	})
-	s := &server{t: t, url: srv.URL + "/mcp", client: srv.Client(), h: h, engine: e, srv: srv}
-	sid := s.initialize(Version20251125)
+	s := &httptransport.TestServer{T: t, URL: srv.URL + "/mcp", Client: srv.Client(), Handler: h, Engine: e, HTTPServer: srv}
+	sid := s.Initialize(httptransport.Version20251125)
 
 	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
 	if err != nil {
@@ -372,21 +307,21 @@ func TestPendingNotificationFlushedUnderDeadline(t *testing.T) {
 	defer conn.Close()
 	body := `{"jsonrpc":"2.0","id":"w","method":"tools/call","params":{"name":"notewait","arguments":{"text":"w"}}}`
 	req := fmt.Sprintf("POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"+
-		"Mcp-Session-Id: %s\r\nMcp-Protocol-Version: %s\r\nContent-Length: %d\r\n\r\n%s", srv.Listener.Addr(), sid, Version20251125, len(body), body)
+		"Mcp-Session-Id: %s\r\nMcp-Protocol-Version: %s\r\nContent-Length: %d\r\n\r\n%s", srv.Listener.Addr(), sid, httptransport.Version20251125, len(body), body)
 	if _, err := conn.Write([]byte(req)); err != nil {
 		t.Fatal(err)
 	}
 	select {
-	case <-e.started: // the notification is written, waiting for its flush
+	case <-e.Started: // the notification is written, waiting for its flush
 	case <-time.After(5 * time.Second):
 		t.Fatal("the call did not start")
 	}
 	if !ln.stall(conn.LocalAddr().String()) {
 		t.Fatal("the call's connection is unknown")
 	}
-	if resp, _ := s.do("POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"w"}}`); resp.StatusCode != http.StatusAccepted {
+	if resp, _ := s.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"w"}}`); resp.StatusCode != http.StatusAccepted {
 		t.Fatalf("cancelled: %d", resp.StatusCode)
 	}
-	<-e.cancelled
-	waitClosed(t, closed, conn.LocalAddr().String(), "10 s after its call was cancelled, the connection of a client that stopped reading is still held (per-write deadline 200 ms)")
+	<-e.Cancelled
+	httptransport.WaitClosed(t, closed, conn.LocalAddr().String(), "10 s after its call was cancelled, the connection of a client that stopped reading is still held (per-write deadline 200 ms)")
 }

@@ -20,7 +20,7 @@ type observedWriter struct {
 
 // Unwrap returns the server's writer. observedWriter has no Flush of its
 // own: flushing, deadlines and hijacking go through Unwrap, so that
-// canFlush still sees a writer that cannot flush for what it is.
+// wire.CanFlush still sees a writer that cannot flush for what it is.
 func (w *observedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // observeRequest prepares a request served with an Observer: its writer

@@ -2,13 +2,11 @@ package httptransport
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
-	"net"
 	"net/http"
-	"strconv"
 	"sync"
-	"time"
+
+	"github.com/mcpmount/mcpmount/httptransport/internal/wire"
 )
 
 // ErrHold is returned by Engine.Serve for a 2026-07-28 subscriptions/listen
@@ -46,8 +44,8 @@ func (h *Handler) parkable(r *http.Request) bool {
 
 // parkedConn is what the handler knows of a parked stream.
 type parkedConn struct {
-	pw  *parkedWriter // nil while being taken over
-	srv *http.Server  // the server whose connection it is, if known
+	pw  *wire.ParkedWriter // nil while being taken over
+	srv *http.Server       // the server whose connection it is, if known
 }
 
 // park takes st's connection over from net/http, if w is still attached
@@ -77,14 +75,14 @@ func (h *Handler) park(w http.ResponseWriter, r *http.Request, st *stream, gone 
 	}
 	h.parked[st] = pc
 	h.mu.Unlock()
-	conn, err := hijack(w)
+	conn, err := wire.Hijack(w)
 	if err != nil {
 		h.mu.Lock()
 		delete(h.parked, st)
 		h.mu.Unlock()
 		return false
 	}
-	pw := &parkedWriter{conn: conn, chunked: r.ProtoAtLeast(1, 1), timeout: h.cfg.writeTimeout}
+	pw := wire.NewParkedWriter(conn, r.ProtoAtLeast(1, 1), h.cfg.writeTimeout)
 	st.parkOnLocked(pw)
 	h.mu.Lock()
 	pc.pw = pw
@@ -100,7 +98,7 @@ func (h *Handler) park(w http.ResponseWriter, r *http.Request, st *stream, gone 
 	h.inflight.enterLate()
 	go func() {
 		defer h.inflight.exit()
-		pw.watch()
+		pw.Watch()
 		st.detachIf(pw)
 		h.mu.Lock()
 		if h.parked[st] == pc {
@@ -110,24 +108,6 @@ func (h *Handler) park(w http.ResponseWriter, r *http.Request, st *stream, gone 
 		gone()
 	}()
 	return true
-}
-
-// hijack takes w's connection over. A wrapper may refuse once the body
-// has started (gin's does, for the sake of protocol upgrades); the stream's
-// bytes are all flushed by then, so the writers it wraps are asked in turn.
-func hijack(w http.ResponseWriter) (net.Conn, error) {
-	conn, _, err := http.NewResponseController(w).Hijack()
-	for err != nil {
-		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
-		if !ok {
-			return nil, err
-		}
-		w = u.Unwrap()
-		if hj, ok := w.(http.Hijacker); ok {
-			conn, _, err = hj.Hijack()
-		}
-	}
-	return conn, nil
 }
 
 // parkListen parks a held listen stream: its call ends when the client
@@ -150,7 +130,7 @@ func (h *Handler) parkListen(w http.ResponseWriter, r *http.Request, st *stream,
 func (h *Handler) endParked(srv *http.Server) {
 	type entry struct {
 		st *stream
-		pw *parkedWriter
+		pw *wire.ParkedWriter
 	}
 	var ends []entry
 	h.mu.Lock()
@@ -171,7 +151,7 @@ func (h *Handler) endParked(srv *http.Server) {
 // Shutdown does this once its deadline has passed.
 func (h *Handler) abortParked() {
 	h.mu.Lock()
-	pws := make([]*parkedWriter, 0, len(h.parked))
+	pws := make([]*wire.ParkedWriter, 0, len(h.parked))
 	for _, pc := range h.parked {
 		if pc.pw != nil {
 			pws = append(pws, pc.pw)
@@ -179,7 +159,7 @@ func (h *Handler) abortParked() {
 	}
 	h.mu.Unlock()
 	for _, pw := range pws {
-		pw.abort()
+		pw.Abort()
 	}
 }
 
@@ -230,105 +210,3 @@ func (s *stream) readyToParkLocked(w http.ResponseWriter) bool {
 	s.flushPendingLocked()
 	return s.resp.w == w
 }
-
-// parkedWriter is the response writer of a parked stream: it writes the
-// body straight to the connection, framed as HTTP/1.1 chunks when net/http
-// had started a chunked body. Its methods are called under the stream's
-// mutex.
-type parkedWriter struct {
-	conn    net.Conn
-	chunked bool
-	timeout time.Duration // the stream's write timeout (zero: none)
-	closed  bool
-}
-
-// Header implements http.ResponseWriter; the header is sent already.
-func (p *parkedWriter) Header() http.Header { return http.Header{} }
-
-// WriteHeader implements http.ResponseWriter; the status is sent already.
-func (p *parkedWriter) WriteHeader(int) {}
-
-// Write implements http.ResponseWriter: one chunk, in one write. A failed
-// write closes the connection, which ends the stream through watch.
-func (p *parkedWriter) Write(b []byte) (int, error) {
-	if p.closed {
-		return 0, net.ErrClosed
-	}
-	if len(b) == 0 {
-		return 0, nil // an empty chunk would end the body
-	}
-	out := b
-	if p.chunked {
-		buf := chunkPool.Get().(*[]byte)
-		out = strconv.AppendInt((*buf)[:0], int64(len(b)), 16)
-		out = append(out, "\r\n"...)
-		out = append(out, b...)
-		out = append(out, "\r\n"...)
-		defer func() {
-			if cap(out) <= 64<<10 {
-				*buf = out
-				chunkPool.Put(buf)
-			}
-		}()
-	}
-	if _, err := p.conn.Write(out); err != nil {
-		p.closed = true
-		p.abort()
-		return 0, err
-	}
-	return len(b), nil
-}
-
-// Flush implements http.Flusher: writes are not buffered.
-func (p *parkedWriter) Flush() {}
-
-// SetWriteDeadline bounds the next writes, for http.ResponseController.
-func (p *parkedWriter) SetWriteDeadline(t time.Time) error { return p.conn.SetWriteDeadline(t) }
-
-// close ends the body and closes the connection.
-func (p *parkedWriter) close() {
-	if p.closed {
-		return
-	}
-	p.closed = true
-	if p.chunked {
-		// A client that stopped reading gets no clean end: the stream's
-		// lock is held here.
-		d := time.Second
-		if p.timeout > 0 && p.timeout < d {
-			d = p.timeout
-		}
-		_ = p.conn.SetWriteDeadline(time.Now().Add(d))
-		if _, err := p.conn.Write([]byte("0\r\n\r\n")); err != nil {
-			p.abort()
-			return
-		}
-	}
-	_ = p.conn.Close()
-}
-
-// abort closes the connection at once: over TLS, without the close_notify
-// that a stalled client would make wait (under the stream's lock).
-func (p *parkedWriter) abort() {
-	if tc, ok := p.conn.(*tls.Conn); ok {
-		_ = tc.NetConn().Close()
-		return
-	}
-	_ = p.conn.Close()
-}
-
-// watch returns when the connection is closed, by the client or by close.
-// A client sends nothing on a stream's connection; any bytes it does send
-// are discarded.
-func (p *parkedWriter) watch() {
-	var b [16]byte
-	for {
-		if _, err := p.conn.Read(b[:]); err != nil {
-			return
-		}
-	}
-}
-
-// chunkPool holds the buffers in which chunks are framed, so that a parked
-// stream keeps none while idle.
-var chunkPool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}

@@ -1,4 +1,4 @@
-package httptransport
+package httptransport_test
 
 import (
 	"bufio"
@@ -11,82 +11,35 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpmount/mcpmount/httptransport"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
-
-// newHeldServer serves a test engine whose listens return ErrHold.
-func newHeldServer(t *testing.T, opts *Options, h2 bool) *server {
-	t.Helper()
-	e := newTestEngine()
-	e.hold = true
-	return startServer(t, e, opts, nil, h2)
-}
-
-// listen opens a subscriptions/listen stream with id L1 and reads its
-// acknowledgement.
-func (s *server) listen(t *testing.T, ctx context.Context) (*http.Response, *sseReader) {
-	t.Helper()
-	resp := s.open(ctx, "POST", modernHeaders("subscriptions/listen"), `{"jsonrpc":"2.0","id":"L1","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},`+meta+`}}`)
-	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
-		t.Fatalf("%d %v", resp.StatusCode, resp.Header)
-	}
-	r := newSSEReader(t, resp.Body)
-	if ack := r.nextMessage(); ack.Method != "notifications/subscriptions/acknowledged" {
-		t.Fatalf("first message %s", ack.Method)
-	}
-	return resp, r
-}
-
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("timed out waiting: " + what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-}
-
-// heldModes are the ways a held stream is kept: taken over from net/http
-// on HTTP/1.1, or on the handler's goroutine where it cannot or must not
-// be (Options.DisableHijack, HTTP/2).
-var heldModes = []struct {
-	name     string
-	opts     Options
-	h2       bool
-	hijacked int32
-}{
-	{"http1-parked", Options{}, false, 1},
-	{"http1-DisableHijack", Options{DisableHijack: true}, false, 0},
-	{"http2", Options{}, true, 0},
-}
 
 // TestListenHeld: a stream the engine holds behaves as one the engine
 // blocks on, whether parked or not: keep-alive comments, list changes
 // tagged with the subscription id, and on Handler.Shutdown the final
 // result, then a cleanly ended body.
 func TestListenHeld(t *testing.T) {
-	for _, mode := range heldModes {
-		t.Run(mode.name, func(t *testing.T) {
-			opts := mode.opts
+	for _, mode := range httptransport.HeldModes {
+		t.Run(mode.Name, func(t *testing.T) {
+			opts := mode.Opts
 			opts.KeepAlive = 20 * time.Millisecond
 			opts.HeaderFlushDelay = time.Minute // the stream opens with its acknowledgement
-			s := newHeldServer(t, &opts, mode.h2)
-			resp, r := s.listen(t, context.Background())
+			s := httptransport.NewHeldServer(t, &opts, mode.H2)
+			resp, r := s.Listen(t, context.Background())
 			// Keep-alives follow KeepAlive once the stream is open: two
 			// come well before this cuts the body.
 			cutoff := time.AfterFunc(5*time.Second, func() { resp.Body.Close() })
 			defer cutoff.Stop()
-			if want := map[bool]int{false: 1, true: 2}[mode.h2]; resp.ProtoMajor != want {
+			if want := map[bool]int{false: 1, true: 2}[mode.H2]; resp.ProtoMajor != want {
 				t.Fatalf("served over HTTP/%d", resp.ProtoMajor)
 			}
 			// A connection that ends with the stream says so.
-			if resp.Close != (mode.hijacked == 1) {
+			if resp.Close != (mode.Hijacked == 1) {
 				t.Fatalf("Connection: close is %v", resp.Close)
 			}
 			for comments := 0; comments < 2; {
-				e, err := r.r.Next()
+				e, err := r.R.Next()
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -94,23 +47,23 @@ func TestListenHeld(t *testing.T) {
 					comments++
 				}
 			}
-			if got := s.hijacked.Load(); got != mode.hijacked {
-				t.Fatalf("%d connections taken over, want %d", got, mode.hijacked)
+			if got := s.Hijacked.Load(); got != mode.Hijacked {
+				t.Fatalf("%d connections taken over, want %d", got, mode.Hijacked)
 			}
-			s.engine.broadcast()
-			if m := r.nextMessage(); m.Method != "notifications/tools/list_changed" || !strings.Contains(string(m.Params), `"L1"`) {
+			s.Engine.Broadcast()
+			if m := r.NextMessage(); m.Method != "notifications/tools/list_changed" || !strings.Contains(string(m.Params), `"L1"`) {
 				t.Fatalf("got %s %s", m.Method, m.Params)
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
 			done := make(chan error, 1)
-			go func() { done <- s.h.Shutdown(ctx) }()
-			final := r.nextMessage()
+			go func() { done <- s.Handler.Shutdown(ctx) }()
+			final := r.NextMessage()
 			if !final.IsResponse() || final.ID.Raw() != `"L1"` || !strings.Contains(string(final.Result), `"resultType":"complete"`) {
 				t.Fatalf("final %s %s", final.ID, final.Result)
 			}
 			for {
-				e, err := r.r.Next()
+				e, err := r.R.Next()
 				if err == io.EOF {
 					break
 				}
@@ -124,34 +77,7 @@ func TestListenHeld(t *testing.T) {
 			if err := <-done; err != nil {
 				t.Fatalf("Shutdown: %v", err)
 			}
-			waitFor(t, "the engine to drop the listener", func() bool { return s.engine.listenerCount() == 0 })
-		})
-	}
-}
-
-// TestListenHeldClientClose: a client dropping a held stream ends the
-// call's context, whichever way the stream is held (spec 2026-07-28 basic/utilities/cancellation).
-func TestListenHeldClientClose(t *testing.T) {
-	for _, mode := range heldModes {
-		t.Run(mode.name, func(t *testing.T) {
-			s := newHeldServer(t, &mode.opts, mode.h2)
-			ctx, cancel := context.WithCancel(context.Background())
-			s.listen(t, ctx)
-			if n := s.engine.listenerCount(); n != 1 {
-				t.Fatalf("%d listeners", n)
-			}
-			s.h.mu.Lock()
-			listens := len(s.h.listens)
-			s.h.mu.Unlock()
-			if listens != 1 {
-				t.Fatalf("%d listen streams", listens)
-			}
-			cancel()
-			waitFor(t, "the listen to end", func() bool {
-				s.h.mu.Lock()
-				defer s.h.mu.Unlock()
-				return s.engine.listenerCount() == 0 && len(s.h.listens) == 0
-			})
+			httptransport.WaitFor(t, "the engine to drop the listener", func() bool { return s.Engine.ListenerCount() == 0 })
 		})
 	}
 }
@@ -160,153 +86,54 @@ func TestListenHeldClientClose(t *testing.T) {
 // hijacked connections alone, still ends a parked stream with its final
 // result, through the hook the handler registers.
 func TestListenParkedServerShutdown(t *testing.T) {
-	s := newHeldServer(t, nil, false)
-	_, r := s.listen(t, context.Background())
-	waitFor(t, "the stream to be parked", func() bool { return s.hijacked.Load() == 1 })
+	s := httptransport.NewHeldServer(t, nil, false)
+	_, r := s.Listen(t, context.Background())
+	httptransport.WaitFor(t, "the stream to be parked", func() bool { return s.Hijacked.Load() == 1 })
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- s.srv.Config.Shutdown(ctx) }()
-	final := r.nextMessage()
+	go func() { done <- s.HTTPServer.Config.Shutdown(ctx) }()
+	final := r.NextMessage()
 	if !final.IsResponse() || !strings.Contains(string(final.Result), `"resultType":"complete"`) {
 		t.Fatalf("final %s %s", final.ID, final.Result)
 	}
 	if err := <-done; err != nil {
 		t.Fatalf("server Shutdown: %v", err)
 	}
-	waitFor(t, "the engine to drop the listener", func() bool { return s.engine.listenerCount() == 0 })
+	httptransport.WaitFor(t, "the engine to drop the listener", func() bool { return s.Engine.ListenerCount() == 0 })
 }
 
 // TestHoldOnlyForListen: ErrHold from any call but a listen is an
 // internal error, not a stream left open.
 func TestHoldOnlyForListen(t *testing.T) {
-	s := newServer(t, nil)
-	h := modernHeaders("tools/call")
+	s := httptransport.NewTestServer(t, nil)
+	h := httptransport.ModernHeaders("tools/call")
 	h.Set("Mcp-Name", "hold")
-	resp, body := s.do("POST", h, `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"hold",`+meta+`}}`)
+	resp, body := s.Do("POST", h, `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"hold",`+httptransport.Meta+`}}`)
 	if resp.StatusCode != 200 {
 		t.Fatalf("%d %s", resp.StatusCode, body)
 	}
-	if id, code, _ := rpcError(t, body); id != "9" || code != -32603 {
+	if id, code, _ := httptransport.RPCError(t, body); id != "9" || code != -32603 {
 		t.Fatalf("id %s code %d", id, code)
 	}
-}
-
-// readToEnd reads events until the body ends, failing on anything but a
-// clean end (a chunked body missing its last chunk fails here).
-func readToEnd(t *testing.T, r *sseReader) {
-	t.Helper()
-	for {
-		_, err := r.r.Next()
-		if err == io.EOF {
-			return
-		}
-		if err != nil {
-			t.Fatalf("stream did not end cleanly: %v", err)
-		}
-	}
-}
-
-// TestStandaloneStreamHeld: a 2025-era GET stream, parked or not, carries
-// session messages; a client dropping it leaves the session idle (so it
-// can expire) and free to open another; Shutdown ends it cleanly.
-func TestStandaloneStreamHeld(t *testing.T) {
-	for _, mode := range heldModes {
-		t.Run(mode.name, func(t *testing.T) {
-			s := startServer(t, newTestEngine(), &mode.opts, nil, mode.h2)
-			sid := s.initialize(Version20251125)
-			h := getHeaders(sid, Version20251125)
-			ctx, cancel := context.WithCancel(context.Background())
-			get := s.open(ctx, "GET", h, "")
-			if get.Close != (mode.hijacked == 1) {
-				t.Fatalf("Connection: close is %v", get.Close)
-			}
-			r := newSSEReader(t, get.Body)
-			s.engine.broadcast()
-			if m := r.nextMessage(); m.Method != "notifications/tools/list_changed" {
-				t.Fatalf("got %s", m.Method)
-			}
-			// Parking follows the headers; the count settles at once.
-			waitFor(t, "the stream to be parked", func() bool { return s.hijacked.Load() == mode.hijacked })
-			s.h.mu.Lock()
-			ls := s.h.live[sid]
-			s.h.mu.Unlock()
-			cancel()
-			// The first GET counts as active only once its handler holds
-			// the stream, which may come after its first event: wait for
-			// the stream to be free as well as for the count.
-			waitFor(t, "the session to go idle and its stream to be free", func() bool {
-				ls.mu.Lock()
-				idle := ls.active == 0
-				ls.mu.Unlock()
-				ls.standalone.mu.Lock()
-				free := ls.standalone.resp.w == nil
-				ls.standalone.mu.Unlock()
-				return idle && free
-			})
-			resp := s.open(context.Background(), "GET", h, "")
-			if resp.StatusCode != 200 {
-				t.Fatalf("GET after the drop: %d", resp.StatusCode)
-			}
-			r = newSSEReader(t, resp.Body)
-			s.engine.broadcast()
-			if m := r.nextMessage(); m.Method != "notifications/tools/list_changed" {
-				t.Fatalf("got %s", m.Method)
-			}
-			ctx2, cancel2 := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel2()
-			if err := s.h.Shutdown(ctx2); err != nil {
-				t.Fatal(err)
-			}
-			readToEnd(t, r)
-		})
-	}
-}
-
-// TestParkedStreamsServerShutdown: http.Server.Shutdown ends every stream
-// parked on its connections: a listen with its final result, a 2025-era
-// GET stream and a 2024-11-05 stream (whose session ends with it).
-func TestParkedStreamsServerShutdown(t *testing.T) {
-	s := newHeldServer(t, nil, false)
-	_, listen := s.listen(t, context.Background())
-	sid := s.initialize(Version20251125)
-	h := getHeaders(sid, Version20251125)
-	get := newSSEReader(t, s.open(context.Background(), "GET", h, "").Body)
-	legacy, endpoint := openLegacy(t, context.Background(), s.url, nil)
-	waitFor(t, "three streams to be parked", func() bool { return s.hijacked.Load() == 3 })
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := s.srv.Config.Shutdown(ctx); err != nil {
-		t.Fatalf("server Shutdown: %v", err)
-	}
-	if final := listen.nextMessage(); !final.IsResponse() || !strings.Contains(string(final.Result), `"resultType":"complete"`) {
-		t.Fatalf("listen final %s", final.Result)
-	}
-	readToEnd(t, listen)
-	readToEnd(t, get)
-	readToEnd(t, legacy)
-	waitFor(t, "the 2024-11-05 session to end", func() bool {
-		rec, err := s.h.sessions.Get(context.Background(), strings.TrimPrefix(endpoint, "/mcp?sessionId="))
-		return rec == nil && err != nil
-	})
 }
 
 // TestParkedStreamDropsStalledClient: a client that stops reading a parked
 // stream is dropped by the per-write deadline, and its call ends, as on a
 // stream held on the handler's goroutine.
 func TestParkedStreamDropsStalledClient(t *testing.T) {
-	s := newHeldServer(t, &Options{WriteTimeout: 50 * time.Millisecond}, false)
-	s.listen(t, context.Background()) // and never read again
-	waitFor(t, "the stream to be parked", func() bool { return s.hijacked.Load() == 1 })
-	s.engine.mu.Lock()
-	var call *Call
-	for c := range s.engine.listeners {
+	s := httptransport.NewHeldServer(t, &httptransport.Options{WriteTimeout: 50 * time.Millisecond}, false)
+	s.Listen(t, context.Background()) // and never read again
+	httptransport.WaitFor(t, "the stream to be parked", func() bool { return s.Hijacked.Load() == 1 })
+	s.Engine.Mu.Lock()
+	var call *httptransport.Call
+	for c := range s.Engine.Listeners {
 		call = c
 	}
-	s.engine.mu.Unlock()
+	s.Engine.Mu.Unlock()
 	big := jsonrpc.NewNotification("notifications/message", json.RawMessage(`{"level":"info","data":"`+strings.Repeat("x", 256<<10)+`"}`))
 	deadline := time.Now().Add(10 * time.Second)
-	for s.engine.listenerCount() != 0 {
+	for s.Engine.ListenerCount() != 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("a stalled client was never dropped")
 		}
@@ -332,22 +159,22 @@ func (m encodingMarker) Unwrap() http.ResponseWriter { return m.ResponseWriter }
 // TestCompressedStreamNotParked: a stream whose response declares a content
 // encoding stays with the middleware that encodes it.
 func TestCompressedStreamNotParked(t *testing.T) {
-	e := newTestEngine()
-	e.hold = true
-	s := startServer(t, e, nil, func(next http.Handler) http.Handler {
+	e := httptransport.NewTestEngine()
+	e.Hold = true
+	s := httptransport.StartTestServer(t, e, nil, func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			next.ServeHTTP(encodingMarker{w}, r)
 		})
 	}, false)
-	resp, r := s.listen(t, context.Background())
+	resp, r := s.Listen(t, context.Background())
 	if resp.Header.Get("Content-Encoding") != "x-marker" {
 		t.Fatalf("headers %v", resp.Header)
 	}
-	s.engine.broadcast()
-	if m := r.nextMessage(); m.Method != "notifications/tools/list_changed" {
+	s.Engine.Broadcast()
+	if m := r.NextMessage(); m.Method != "notifications/tools/list_changed" {
 		t.Fatalf("got %s", m.Method)
 	}
-	if n := s.hijacked.Load(); n != 0 {
+	if n := s.Hijacked.Load(); n != 0 {
 		t.Fatalf("%d connections taken over", n)
 	}
 }
@@ -355,13 +182,13 @@ func TestCompressedStreamNotParked(t *testing.T) {
 // TestParkedHTTP10: an HTTP/1.0 client's stream is parked too, its body
 // delimited by the connection's end.
 func TestParkedHTTP10(t *testing.T) {
-	s := newServer(t, nil)
-	conn, err := net.Dial("tcp", s.srv.Listener.Addr().String())
+	s := httptransport.NewTestServer(t, nil)
+	conn, err := net.Dial("tcp", s.HTTPServer.Listener.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	if _, err := io.WriteString(conn, "GET /mcp HTTP/1.0\r\nHost: "+s.srv.Listener.Addr().String()+"\r\nAccept: text/event-stream\r\n\r\n"); err != nil {
+	if _, err := io.WriteString(conn, "GET /mcp HTTP/1.0\r\nHost: "+s.HTTPServer.Listener.Addr().String()+"\r\nAccept: text/event-stream\r\n\r\n"); err != nil {
 		t.Fatal(err)
 	}
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
@@ -371,17 +198,17 @@ func TestParkedHTTP10(t *testing.T) {
 	if resp.StatusCode != 200 || len(resp.TransferEncoding) != 0 {
 		t.Fatalf("%d %v", resp.StatusCode, resp.TransferEncoding)
 	}
-	r := newSSEReader(t, resp.Body)
-	if e := r.next(); e.Name != "endpoint" {
+	r := httptransport.NewSSEReader(t, resp.Body)
+	if e := r.Next(); e.Name != "endpoint" {
 		t.Fatalf("first event %+v", e)
 	}
-	waitFor(t, "the stream to be parked", func() bool { return s.hijacked.Load() == 1 })
+	httptransport.WaitFor(t, "the stream to be parked", func() bool { return s.Hijacked.Load() == 1 })
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := s.h.Shutdown(ctx); err != nil {
+	if err := s.Handler.Shutdown(ctx); err != nil {
 		t.Fatal(err)
 	}
-	readToEnd(t, r)
+	httptransport.ReadToEnd(t, r)
 }
 
 // TestIdleStreamOutlivesWriteTimeout: WriteTimeout bounds each write, not
@@ -390,15 +217,15 @@ func TestParkedHTTP10(t *testing.T) {
 // than WriteTimeout (keep-alives off) still gets the next list change.
 func TestIdleStreamOutlivesWriteTimeout(t *testing.T) {
 	for _, h2 := range []bool{false, true} {
-		e := newTestEngine()
-		e.hold = true
-		s := startServer(t, e, &Options{WriteTimeout: 150 * time.Millisecond, KeepAlive: -1}, nil, h2)
+		e := httptransport.NewTestEngine()
+		e.Hold = true
+		s := httptransport.StartTestServer(t, e, &httptransport.Options{WriteTimeout: 150 * time.Millisecond, KeepAlive: -1}, nil, h2)
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		r := newSSEReader(t, s.open(ctx, "POST", modernHeaders("subscriptions/listen"), listenBody).Body)
-		r.nextMessage() // the acknowledgement
+		r := httptransport.NewSSEReader(t, s.Open(ctx, "POST", httptransport.ModernHeaders("subscriptions/listen"), httptransport.ListenBody).Body)
+		r.NextMessage() // the acknowledgement
 		time.Sleep(400 * time.Millisecond)
-		e.broadcast()
-		if m := r.nextMessage(); m.Method != "notifications/tools/list_changed" {
+		e.Broadcast()
+		if m := r.NextMessage(); m.Method != "notifications/tools/list_changed" {
 			t.Errorf("h2 %v: after a quiet spell: %+v", h2, m)
 		}
 		cancel()
@@ -410,23 +237,23 @@ func TestIdleStreamOutlivesWriteTimeout(t *testing.T) {
 // listen with its final result, a 2025-era GET stream by ending; Shutdown
 // returns instead of waiting for them until its deadline.
 func TestServerShutdownEndsHeldStreams(t *testing.T) {
-	for _, mode := range heldModes {
-		t.Run(mode.name, func(t *testing.T) {
-			opts := mode.opts
-			s := newHeldServer(t, &opts, mode.h2)
-			sid := s.initialize(Version20251125)
+	for _, mode := range httptransport.HeldModes {
+		t.Run(mode.Name, func(t *testing.T) {
+			opts := mode.Opts
+			s := httptransport.NewHeldServer(t, &opts, mode.H2)
+			sid := s.Initialize(httptransport.Version20251125)
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
-			_, r := s.listen(t, ctx)
-			gh := getHeaders(sid, Version20251125)
-			get := newSSEReader(t, s.open(ctx, "GET", gh, "").Body)
+			_, r := s.Listen(t, ctx)
+			gh := httptransport.GetHeaders(sid, httptransport.Version20251125)
+			get := httptransport.NewSSEReader(t, s.Open(ctx, "GET", gh, "").Body)
 			done := make(chan error, 1)
-			go func() { done <- s.srv.Config.Shutdown(ctx) }()
-			if final := r.nextMessage(); !final.IsResponse() || !strings.Contains(string(final.Result), `"resultType":"complete"`) {
+			go func() { done <- s.HTTPServer.Config.Shutdown(ctx) }()
+			if final := r.NextMessage(); !final.IsResponse() || !strings.Contains(string(final.Result), `"resultType":"complete"`) {
 				t.Errorf("listen ended with %s %s", final.ID, final.Result)
 			}
 			for {
-				if _, err := get.r.Next(); err != nil {
+				if _, err := get.R.Next(); err != nil {
 					break
 				}
 			}
@@ -440,131 +267,14 @@ func TestServerShutdownEndsHeldStreams(t *testing.T) {
 // TestServerShutdownTwice: a second http.Server.Shutdown (a second signal,
 // a retry) runs the handler's hook again, harmlessly.
 func TestServerShutdownTwice(t *testing.T) {
-	s := newHeldServer(t, nil, false)
+	s := httptransport.NewHeldServer(t, nil, false)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	s.listen(t, ctx)
+	s.Listen(t, ctx)
 	for i := range 2 {
-		if err := s.srv.Config.Shutdown(ctx); err != nil {
+		if err := s.HTTPServer.Config.Shutdown(ctx); err != nil {
 			t.Errorf("Shutdown %d: %v", i, err)
 		}
 	}
 	time.Sleep(100 * time.Millisecond) // the hooks run in goroutines of their own
-}
-
-// slowHijackWriter is middleware's writer that takes its time handing the
-// connection over, so that a Shutdown can begin meanwhile.
-type slowHijackWriter struct {
-	http.ResponseWriter
-	entered, proceed chan struct{}
-}
-
-func (w *slowHijackWriter) Flush()                      { _ = http.NewResponseController(w.ResponseWriter).Flush() }
-func (w *slowHijackWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-func (w *slowHijackWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	close(w.entered)
-	<-w.proceed
-	return http.NewResponseController(w.ResponseWriter).Hijack()
-}
-
-// TestParkRacesServerShutdown: a GET stream being taken over while its
-// server's Shutdown begins (which passes over it, not yet taken) ends all
-// the same, instead of staying open on a server that went down.
-func TestParkRacesServerShutdown(t *testing.T) {
-	entered, proceed := make(chan struct{}), make(chan struct{})
-	wrap := func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Header.Get("X-Slow-Hijack") != "" {
-				w = &slowHijackWriter{ResponseWriter: w, entered: entered, proceed: proceed}
-			}
-			next.ServeHTTP(w, r)
-		})
-	}
-	s := startServer(t, newTestEngine(), nil, wrap, false)
-	sid := s.initialize(Version20250618)
-	h := getHeaders(sid, Version20250618)
-	h.Set("X-Slow-Hijack", "1")
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	resp := s.open(ctx, "GET", h, "")
-	<-entered
-	shut := make(chan error, 1)
-	go func() { shut <- s.srv.Config.Shutdown(ctx) }()
-	eventually(t, "the server's Shutdown begins", func() bool { return serverGoingDown(s) })
-	time.Sleep(100 * time.Millisecond) // the hook has passed over the stream
-	close(proceed)
-	if err := <-shut; err != nil {
-		t.Errorf("server Shutdown: %v", err)
-	}
-	ended := make(chan struct{})
-	go func() {
-		_, _ = io.Copy(io.Discard, resp.Body)
-		close(ended)
-	}()
-	select {
-	case <-ended:
-	case <-time.After(3 * time.Second):
-		t.Error("the GET stream taken over as its server went down is still open")
-	}
-}
-
-// TestListenInFlightAtServerShutdown: a listen still in middleware (auth,
-// say) when its server's Shutdown begins, on a server the handler already
-// watches, ends with its final result too, and Shutdown does not wait for
-// it until its deadline, however streams are held.
-func TestListenInFlightAtServerShutdown(t *testing.T) {
-	for _, mode := range heldModes {
-		t.Run(mode.name, func(t *testing.T) {
-			entered, proceed := make(chan struct{}), make(chan struct{})
-			wrap := func(next http.Handler) http.Handler {
-				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-					if r.Header.Get("X-Slow") != "" {
-						close(entered)
-						<-proceed
-					}
-					next.ServeHTTP(w, r)
-				})
-			}
-			opts := mode.opts
-			e := newTestEngine()
-			e.hold = true
-			s := startServer(t, e, &opts, wrap, mode.h2)
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			s.listen(t, ctx) // the handler watches the server from now on
-			h := modernHeaders("subscriptions/listen")
-			h.Set("X-Slow", "1")
-			respC := make(chan *http.Response, 1)
-			go func() {
-				respC <- s.open(ctx, "POST", h, `{"jsonrpc":"2.0","id":"L2","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},`+meta+`}}`)
-			}()
-			<-entered
-			shut := make(chan error, 1)
-			go func() { shut <- s.srv.Config.Shutdown(ctx) }()
-			eventually(t, "the server's Shutdown begins", func() bool { return serverGoingDown(s) })
-			close(proceed)
-			if err := <-shut; err != nil {
-				t.Errorf("http.Server.Shutdown: %v", err)
-			}
-			body, _ := io.ReadAll((<-respC).Body)
-			if !strings.Contains(string(body), `"resultType":"complete"`) {
-				t.Errorf("the listen in flight at Shutdown ended with %q", body)
-			}
-		})
-	}
-}
-
-// serverGoingDown reports whether the handler has seen its server's
-// Shutdown begin.
-func serverGoingDown(s *server) bool {
-	v, ok := s.h.watched.Load(s.srv.Config)
-	if !ok {
-		return false
-	}
-	select {
-	case <-v.(*serverWatch).downC():
-		return true
-	default:
-		return false
-	}
 }

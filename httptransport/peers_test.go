@@ -1,7 +1,4 @@
-package httptransport
-
-// Behaviour the Go peers' users asked for (shared/research/go-peers.md,
-// section c), pinned on every kind of stream.
+package httptransport_test
 
 import (
 	"context"
@@ -13,22 +10,24 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpmount/mcpmount/httptransport"
 )
 
 // TestLegacyDropCancels: a 2024-11-05 client leaving (its event stream
 // closed) cancels the calls of its session.
 func TestLegacyDropCancels(t *testing.T) {
-	s := newServer(t, nil)
+	s := httptransport.NewTestServer(t, nil)
 	ctx, cancel := context.WithCancel(context.Background())
-	_, endpoint := openLegacy(t, ctx, s.url, nil)
+	_, endpoint := httptransport.OpenLegacy(t, ctx, s.URL, nil)
 	h := http.Header{"Content-Type": {"application/json"}}
-	if resp, _ := s.doURL("POST", s.srv.URL+endpoint, h, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"text":"lg"}}}`); resp.StatusCode != 202 {
+	if resp, _ := s.DoURL("POST", s.HTTPServer.URL+endpoint, h, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"text":"lg"}}}`); resp.StatusCode != 202 {
 		t.Fatalf("POST %d", resp.StatusCode)
 	}
-	<-s.engine.started
+	<-s.Engine.Started
 	cancel()
 	select {
-	case <-s.engine.cancelled:
+	case <-s.Engine.Cancelled:
 	case <-time.After(5 * time.Second):
 		t.Fatal("legacy call not cancelled after its event stream closed")
 	}
@@ -36,19 +35,19 @@ func TestLegacyDropCancels(t *testing.T) {
 
 // TestDefaultBodyLimit: with nil options a body over 4 MiB gets 413.
 func TestDefaultBodyLimit(t *testing.T) {
-	s := newServer(t, nil)
-	h := modernHeaders("tools/call")
+	s := httptransport.NewTestServer(t, nil)
+	h := httptransport.ModernHeaders("tools/call")
 	h.Set("Mcp-Name", "echo")
-	big := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + strings.Repeat("a", 5<<20) + `"},` + meta + `}}`
-	if resp, _ := s.do("POST", h, big); resp.StatusCode != 413 {
+	big := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + strings.Repeat("a", 5<<20) + `"},` + httptransport.Meta + `}}`
+	if resp, _ := s.Do("POST", h, big); resp.StatusCode != 413 {
 		t.Fatalf("5 MiB body with default options: %d", resp.StatusCode)
 	}
 }
 
-func countComments(t *testing.T, r *sseReader, n int) {
+func countComments(t *testing.T, r *httptransport.SSEReader, n int) {
 	t.Helper()
 	for c := 0; c < n; {
-		e, err := r.r.Next()
+		e, err := r.R.Next()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,83 +61,52 @@ func countComments(t *testing.T, r *sseReader, n int) {
 // stream and on a silent 2026-07-28 call's stream, not only on listens
 // (a complaint against the peers: proxies cut quiet streams).
 func TestKeepAliveGetAndPost(t *testing.T) {
-	s := newServer(t, &Options{KeepAlive: 20 * time.Millisecond, HeaderFlushDelay: 10 * time.Millisecond})
-	sid := s.initialize(Version20251125)
-	gh := getHeaders(sid, Version20251125)
+	s := httptransport.NewTestServer(t, &httptransport.Options{KeepAlive: 20 * time.Millisecond, HeaderFlushDelay: 10 * time.Millisecond})
+	sid := s.Initialize(httptransport.Version20251125)
+	gh := httptransport.GetHeaders(sid, httptransport.Version20251125)
 	gctx, gcancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer gcancel()
-	countComments(t, newSSEReader(t, s.open(gctx, "GET", gh, "").Body), 3)
-	h := modernHeaders("tools/call")
+	countComments(t, httptransport.NewSSEReader(t, s.Open(gctx, "GET", gh, "").Body), 3)
+	h := httptransport.ModernHeaders("tools/call")
 	h.Set("Mcp-Name", "slow")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	countComments(t, newSSEReader(t, s.open(ctx, "POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"text":"k"},`+meta+`}}`).Body), 3)
+	countComments(t, httptransport.NewSSEReader(t, s.Open(ctx, "POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"text":"k"},`+httptransport.Meta+`}}`).Body), 3)
 	cancel()
-	<-s.engine.cancelled
-	<-s.engine.sendErrs
+	<-s.Engine.Cancelled
+	<-s.Engine.SendErrs
 }
 
 // TestWriteTimeoutGetAndPost: an http.Server WriteTimeout shorter than
 // the stream kills neither a 2025-era GET stream silent past it nor a
 // POST stream whose tool goes quiet.
 func TestWriteTimeoutGetAndPost(t *testing.T) {
-	e := newTestEngine()
+	e := httptransport.NewTestEngine()
 	gate := make(chan struct{})
-	e.gate = gate
-	h := New(e, &Options{KeepAlive: -1})
+	e.Gate = gate
+	h := httptransport.New(e, &httptransport.Options{KeepAlive: -1})
 	srv := httptest.NewUnstartedServer(h)
 	srv.Config.WriteTimeout = 100 * time.Millisecond
 	srv.Start()
 	defer srv.Close()
 	defer h.Shutdown(context.Background())
-	s := &server{t: t, h: h, engine: e, url: srv.URL + "/mcp", srv: srv, client: srv.Client()}
-	sid := s.initialize(Version20251125)
-	gh := getHeaders(sid, Version20251125)
-	get := newSSEReader(t, s.open(context.Background(), "GET", gh, "").Body)
-	post := newSSEReader(t, s.open(context.Background(), "POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"progress","arguments":{"count":2},"_meta":{"progressToken":1}}}`).Body)
-	if m := post.nextMessage(); m.Method != "notifications/progress" {
+	s := &httptransport.TestServer{T: t, Handler: h, Engine: e, URL: srv.URL + "/mcp", HTTPServer: srv, Client: srv.Client()}
+	sid := s.Initialize(httptransport.Version20251125)
+	gh := httptransport.GetHeaders(sid, httptransport.Version20251125)
+	get := httptransport.NewSSEReader(t, s.Open(context.Background(), "GET", gh, "").Body)
+	post := httptransport.NewSSEReader(t, s.Open(context.Background(), "POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"progress","arguments":{"count":2},"_meta":{"progressToken":1}}}`).Body)
+	if m := post.NextMessage(); m.Method != "notifications/progress" {
 		t.Fatalf("%+v", m)
 	}
 	time.Sleep(300 * time.Millisecond)
-	e.broadcast()
-	if m := get.nextMessage(); m.Method != "notifications/tools/list_changed" {
+	e.Broadcast()
+	if m := get.NextMessage(); m.Method != "notifications/tools/list_changed" {
 		t.Fatalf("GET got %s", m.Method)
 	}
 	gate <- struct{}{}
-	post.nextMessage()
-	if m := post.nextMessage(); m.ID.Raw() != "2" {
+	post.NextMessage()
+	if m := post.NextMessage(); m.ID.Raw() != "2" {
 		t.Fatalf("POST final %+v", m)
-	}
-}
-
-// TestServerWriteTimeoutShorterThanFlushDelay: go-sdk #1262. With default
-// Options (header flush at 1 s) behind an http.Server whose WriteTimeout
-// is 300 ms, a call whose tool answers after 600 ms of silence gets its
-// answer, in both eras and over HTTP/1.1 and HTTP/2: the server's timeout,
-// which would pass before the flush delay lifts it (and on HTTP/2 resets
-// the stream when it fires), is lifted as the call starts.
-func TestServerWriteTimeoutShorterThanFlushDelay(t *testing.T) {
-	for _, h2 := range []bool{false, true} {
-		for _, modern := range []bool{false, true} {
-			s := newLiftServer(t, 600*time.Millisecond, 300*time.Millisecond, 0, h2)
-			hdr, body := modernHeaders("tools/call"), slowAnswerCall("late-ok")
-			hdr.Set("Mcp-Name", "late-ok")
-			if !modern {
-				hdr = sessionHeaders(s.initialize(Version20251125), Version20251125)
-				body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"late-ok","arguments":{}}}`
-			}
-			req, _ := http.NewRequest("POST", s.url, strings.NewReader(body))
-			req.Header = hdr
-			resp, err := s.client.Do(req)
-			var got []byte
-			if err == nil {
-				got, err = io.ReadAll(resp.Body)
-				resp.Body.Close()
-			}
-			if err != nil || resp.StatusCode != 200 || !strings.Contains(string(got), `"text":"late"`) {
-				t.Errorf("HTTP/2 %v, 2026-07-28 %v: server WriteTimeout 300 ms, tool silent 600 ms: %v %q", h2, modern, err, got)
-			}
-		}
 	}
 }
 
@@ -149,10 +117,10 @@ func TestServerWriteTimeoutShorterThanFlushDelay(t *testing.T) {
 // deadline (WriteTimeout), instead of being left to net/http after the
 // handler returns, with no deadline in force.
 func TestStalledReaderOfLiftedAnswers(t *testing.T) {
-	h := New(newTestEngine(), &Options{WriteTimeout: 300 * time.Millisecond})
+	h := httptransport.New(httptransport.NewTestEngine(), &httptransport.Options{WriteTimeout: 300 * time.Millisecond})
 	srv := httptest.NewUnstartedServer(h)
 	srv.Config.WriteTimeout = time.Second
-	closed := reportClosed(srv)
+	closed := httptransport.ReportClosed(srv)
 	srv.Start()
 	t.Cleanup(func() {
 		_ = h.Shutdown(context.Background())
@@ -164,7 +132,7 @@ func TestStalledReaderOfLiftedAnswers(t *testing.T) {
 	}
 	defer conn.Close()
 	_ = conn.(*net.TCPConn).SetReadBuffer(4096)
-	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + strings.Repeat("x", 1200) + `"},` + meta + `}}`
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + strings.Repeat("x", 1200) + `"},` + httptransport.Meta + `}}`
 	req := fmt.Sprintf("POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"+
 		"Mcp-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: echo\r\nContent-Length: %d\r\n\r\n%s", srv.Listener.Addr(), len(body), body)
 	go func() {
@@ -174,19 +142,19 @@ func TestStalledReaderOfLiftedAnswers(t *testing.T) {
 			}
 		}
 	}()
-	waitClosed(t, closed, conn.LocalAddr().String(), "10 s after a client stopped reading its answers, the server still holds its connection (per-write deadline 300 ms, server WriteTimeout 1 s)")
+	httptransport.WaitClosed(t, closed, conn.LocalAddr().String(), "10 s after a client stopped reading its answers, the server still holds its connection (per-write deadline 300 ms, server WriteTimeout 1 s)")
 }
 
 // TestH2GetStreamFirstByte: over HTTP/2 a 2025-era GET stream with nothing
 // to say still sends a first byte (a comment) right after its headers, so
 // clients waiting for one do not hang.
 func TestH2GetStreamFirstByte(t *testing.T) {
-	s := startServer(t, newTestEngine(), nil, nil, true)
-	sid := s.initialize(Version20251125)
-	gh := getHeaders(sid, Version20251125)
+	s := httptransport.StartTestServer(t, httptransport.NewTestEngine(), nil, nil, true)
+	sid := s.Initialize(httptransport.Version20251125)
+	gh := httptransport.GetHeaders(sid, httptransport.Version20251125)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	resp := s.open(ctx, "GET", gh, "")
+	resp := s.Open(ctx, "GET", gh, "")
 	if resp.ProtoMajor != 2 {
 		t.Fatalf("HTTP/%d", resp.ProtoMajor)
 	}

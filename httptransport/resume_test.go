@@ -1,26 +1,25 @@
-package httptransport
+package httptransport_test
 
 import (
 	"context"
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/mcpmount/mcpmount/jsonrpc"
+	"github.com/mcpmount/mcpmount/httptransport"
 )
 
 // TestPriming: 2025-11-25 SSE streams start with a priming event (an id and
 // empty data, with retry when configured); 2025-06-18 ones do not.
 func TestPriming(t *testing.T) {
-	s := newServer(t, &Options{RetryInterval: 1500 * time.Millisecond})
+	s := httptransport.NewTestServer(t, &httptransport.Options{RetryInterval: 1500 * time.Millisecond})
 	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"progress","arguments":{"count":1},"_meta":{"progressToken":1}}}`
-	sid := s.initialize(Version20251125)
-	_, body := s.do("POST", sessionHeaders(sid, Version20251125), call)
-	evs := events(t, body)
+	sid := s.Initialize(httptransport.Version20251125)
+	_, body := s.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), call)
+	evs := httptransport.Events(t, body)
 	if len(evs) == 0 || !evs[0].HasID || len(evs[0].Data) != 0 || evs[0].Retry != 1500*time.Millisecond {
 		t.Fatalf("first event %+v; body %q", evs, body)
 	}
@@ -33,9 +32,9 @@ func TestPriming(t *testing.T) {
 			ids[e.ID] = true
 		}
 	}
-	sid2 := s.initialize(Version20250618)
-	_, body = s.do("POST", sessionHeaders(sid2, Version20250618), call)
-	for _, e := range events(t, body) {
+	sid2 := s.Initialize(httptransport.Version20250618)
+	_, body = s.Do("POST", httptransport.SessionHeaders(sid2, httptransport.Version20250618), call)
+	for _, e := range httptransport.Events(t, body) {
 		if !e.IsComment {
 			if len(e.Data) == 0 {
 				t.Errorf("2025-06-18 stream has a priming event %+v", e)
@@ -45,169 +44,32 @@ func TestPriming(t *testing.T) {
 	}
 }
 
-// TestResume: a client whose POST stream drops resumes it with GET and
-// Last-Event-ID and receives exactly the rest of that stream, the response
-// included; an id naming another session's stream replays nothing.
-func TestResume(t *testing.T) {
-	s := newServer(t, nil)
-	gate := make(chan struct{})
-	s.engine.gate = gate
-	sid := s.initialize(Version20251125)
-	ctx, cancel := context.WithCancel(context.Background())
-	resp := s.open(ctx, "POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"progress","arguments":{"count":3},"_meta":{"progressToken":"t"}}}`)
-	r := newSSEReader(t, resp.Body)
-	first := r.next() // priming
-	second := r.next()
-	if !strings.Contains(string(second.Data), `"progress":1`) {
-		t.Fatalf("second event %+v", second)
-	}
-	cancel() // the connection drops after progress 1
-	// Wait until the server noticed, then let the call go on.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		s.h.mu.Lock()
-		ls := s.h.live[sid]
-		s.h.mu.Unlock()
-		ls.mu.Lock()
-		st := ls.streams[strings.Split(first.ID, "_")[0]]
-		ls.mu.Unlock()
-		st.mu.Lock()
-		attached := st.resp.w != nil
-		st.mu.Unlock()
-		if !attached {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("server never noticed the drop")
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	gate <- struct{}{}
-	gate <- struct{}{}
-	// A foreign session cannot resume it.
-	other := s.initialize(Version20251125)
-	h := getHeaders(other, Version20251125)
-	h.Set("Last-Event-ID", second.ID)
-	if resp, body := s.do("GET", h, ""); resp.StatusCode != 400 || strings.Contains(body, "progress") {
-		t.Errorf("foreign resume: %d %s", resp.StatusCode, body)
-	}
-	h = sessionHeaders(sid, Version20251125)
-	h.Set("Accept", "text/event-stream")
-	h.Set("Last-Event-ID", second.ID)
-	resp2, body := s.do("GET", h, "")
-	if resp2.StatusCode != 200 {
-		t.Fatalf("resume: %d %s", resp2.StatusCode, body)
-	}
-	msgs := messages(t, events(t, body))
-	if len(msgs) != 3 || !strings.Contains(string(msgs[0].Params), `"progress":2`) || !strings.Contains(string(msgs[1].Params), `"progress":3`) || msgs[2].ID.Raw() != "9" {
-		t.Fatalf("replayed %d messages: %s", len(msgs), body)
-	}
-	h.Set("Last-Event-ID", "nosuch_1")
-	if resp, _ := s.do("GET", h, ""); resp.StatusCode != 400 {
-		t.Errorf("unknown stream: %d", resp.StatusCode)
-	}
-}
-
-// TestMemoryEventStoreBound: the store keeps at most its byte budget per
-// session (data and bookkeeping), dropping the oldest events, and says so
-// when asked for them.
-func TestMemoryEventStoreBound(t *testing.T) {
-	m := NewMemoryEventStore(&MemoryEventStoreOptions{MaxBytesPerSession: 3*(30+eventOverhead) + 10})
-	ctx := context.Background()
-	for i := 1; i <= 10; i++ {
-		if err := m.Append(ctx, "s", "1", i, []byte(strings.Repeat("x", 30))); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := m.After(ctx, "s", "1", 0); err != ErrEventsGone {
-		t.Errorf("After(0) = %v, want ErrEventsGone", err)
-	}
-	got, err := m.After(ctx, "s", "1", 8)
-	if err != nil || len(got) != 2 {
-		t.Errorf("After(8) = %d events, %v", len(got), err)
-	}
-	if err := m.Append(ctx, "s", "1", 12, nil); err == nil {
-		t.Error("out-of-order append accepted")
-	}
-	_ = m.SessionClosed(ctx, "s")
-	if _, err := m.After(ctx, "s", "1", 8); err != ErrEventsGone {
-		t.Errorf("after SessionClosed: %v", err)
-	}
-}
-
-// TestMemoryEventStoreStreamsBounded: a long session of many short
-// streams (a call answered over SSE each) keeps a bounded number of stream
-// entries, not one per stream it ever had; a stream whose events were all
-// dropped starts afresh with its next event.
-func TestMemoryEventStoreStreamsBounded(t *testing.T) {
-	const budget = 4096
-	m := NewMemoryEventStore(&MemoryEventStoreOptions{MaxBytesPerSession: budget})
-	ctx := context.Background()
-	for i := range 3000 {
-		stream := strconv.Itoa(i)
-		if m.Append(ctx, "s", stream, 1, nil) != nil || m.Append(ctx, "s", stream, 2, []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)) != nil {
-			t.Fatal("append refused")
-		}
-	}
-	m.mu.Lock()
-	n := len(m.sessions["s"].streams)
-	m.mu.Unlock()
-	if n > budget/eventOverhead {
-		t.Errorf("%d stream entries kept after 3000 short streams, budget %d bytes", n, budget)
-	}
-	if err := m.Append(ctx, "s", "0", 3, []byte(`{}`)); err != nil {
-		t.Errorf("a dropped stream's next event: %v", err)
-	}
-	if got, err := m.After(ctx, "s", "0", 2); err != nil || len(got) != 1 {
-		t.Errorf("After the last event seen, once the stream went on: %d events, %v", len(got), err)
-	}
-}
-
-// TestResumeWithNothingMissed: a GET resuming from a stream's last event
-// attaches, even when the store no longer holds any of the stream's events
-// (other streams' traffic pushed them out): there is nothing to replay.
-func TestResumeWithNothingMissed(t *testing.T) {
-	store := NewMemoryEventStore(nil)
-	st, detached, _ := attachedGET(t, store, "c0", true)
-	if err := st.send(jsonrpc.NewNotification("notifications/tools/list_changed", nil)); err != nil {
-		t.Fatal(err)
-	}
-	st.detachAttached(detached)
-	_ = store.SessionClosed(context.Background(), "S") // every event of it gone
-	st.mu.Lock()
-	last := st.events.seq
-	st.mu.Unlock()
-	if _, err := st.attach(httptest.NewRecorder(), last, true, false, nil); err != nil {
-		t.Errorf("resume from the last event sent: %v", err)
-	}
-}
-
 // TestShutdownDrains: Shutdown waits for calls in flight and ends GET
 // streams; later requests get 503.
 func TestShutdownDrains(t *testing.T) {
-	s := newServer(t, nil)
+	s := httptransport.NewTestServer(t, nil)
 	gate := make(chan struct{})
-	s.engine.gate = gate
-	sid := s.initialize(Version20251125)
-	h := getHeaders(sid, Version20251125)
-	get := s.open(context.Background(), "GET", h, "")
-	post := s.open(context.Background(), "POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"progress","arguments":{"count":2},"_meta":{"progressToken":1}}}`)
-	r := newSSEReader(t, post.Body)
-	if m := r.nextMessage(); m.Method != "notifications/progress" {
+	s.Engine.Gate = gate
+	sid := s.Initialize(httptransport.Version20251125)
+	h := httptransport.GetHeaders(sid, httptransport.Version20251125)
+	get := s.Open(context.Background(), "GET", h, "")
+	post := s.Open(context.Background(), "POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"progress","arguments":{"count":2},"_meta":{"progressToken":1}}}`)
+	r := httptransport.NewSSEReader(t, post.Body)
+	if m := r.NextMessage(); m.Method != "notifications/progress" {
 		t.Fatalf("got %+v", m)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	shut := make(chan error)
-	go func() { shut <- s.h.Shutdown(ctx) }()
+	go func() { shut <- s.Handler.Shutdown(ctx) }()
 	select {
 	case err := <-shut:
 		t.Fatalf("Shutdown returned before the call finished: %v", err)
 	case <-time.After(50 * time.Millisecond):
 	}
 	gate <- struct{}{}
-	r.nextMessage() // progress 2
-	if final := r.nextMessage(); final.ID.Raw() != "1" || !strings.Contains(string(final.Result), `"text":"2"`) {
+	r.NextMessage() // progress 2
+	if final := r.NextMessage(); final.ID.Raw() != "1" || !strings.Contains(string(final.Result), `"text":"2"`) {
 		t.Errorf("drained call answered %s", final.Result)
 	}
 	if err := <-shut; err != nil {
@@ -219,7 +81,7 @@ func TestShutdownDrains(t *testing.T) {
 			break // the GET stream ended
 		}
 	}
-	if resp, _ := s.do("POST", modernHeaders("server/discover"), `{}`); resp.StatusCode != http.StatusServiceUnavailable {
+	if resp, _ := s.Do("POST", httptransport.ModernHeaders("server/discover"), `{}`); resp.StatusCode != http.StatusServiceUnavailable {
 		t.Errorf("after Shutdown: %d", resp.StatusCode)
 	}
 }
@@ -229,59 +91,40 @@ func TestShutdownDrains(t *testing.T) {
 func TestWriteTimeoutDoesNotKillStreams(t *testing.T) {
 	for _, hold := range []bool{false, true} {
 		t.Run(map[bool]string{false: "blocking", true: "parked"}[hold], func(t *testing.T) {
-			e := newTestEngine()
-			e.hold = hold
-			h := New(e, &Options{KeepAlive: 10 * time.Millisecond})
+			e := httptransport.NewTestEngine()
+			e.Hold = hold
+			h := httptransport.New(e, &httptransport.Options{KeepAlive: 10 * time.Millisecond})
 			srv := httptest.NewUnstartedServer(h)
 			srv.Config.WriteTimeout = 50 * time.Millisecond
 			srv.Start()
 			defer srv.Close()
 			defer h.Shutdown(context.Background())
-			s := &server{t: t, h: h, engine: e, url: srv.URL, srv: srv, client: srv.Client()}
-			resp := s.open(context.Background(), "POST", modernHeaders("subscriptions/listen"), `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},`+meta+`}}`)
-			r := newSSEReader(t, resp.Body)
-			r.nextMessage()
+			s := &httptransport.TestServer{T: t, Handler: h, Engine: e, URL: srv.URL, HTTPServer: srv, Client: srv.Client()}
+			resp := s.Open(context.Background(), "POST", httptransport.ModernHeaders("subscriptions/listen"), `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},`+httptransport.Meta+`}}`)
+			r := httptransport.NewSSEReader(t, resp.Body)
+			r.NextMessage()
 			time.Sleep(150 * time.Millisecond)
-			s.engine.broadcast()
-			if m := r.nextMessage(); m.Method != "notifications/tools/list_changed" {
+			s.Engine.Broadcast()
+			if m := r.NextMessage(); m.Method != "notifications/tools/list_changed" {
 				t.Fatalf("got %s", m.Method)
 			}
 		})
 	}
 }
 
-// stallingEvents is an EventStore whose Append of a message blocks until
-// its context ends, as a remote store that stopped answering would.
-type stallingEvents struct {
-	*MemoryEventStore
-	entered chan struct{}
-}
-
-func (s *stallingEvents) Append(ctx context.Context, session, stream string, index int, data []byte) error {
-	if data == nil {
-		return s.MemoryEventStore.Append(ctx, session, stream, index, data)
-	}
-	select {
-	case s.entered <- struct{}{}:
-	default:
-	}
-	<-ctx.Done()
-	return ctx.Err()
-}
-
 // TestShutdownStalledEventStore: an event store that stops answering (its
 // Append holds a stream) neither keeps Shutdown past its deadline, which it
 // reports, nor holds the stream for longer than the store's time bound.
 func TestShutdownStalledEventStore(t *testing.T) {
-	ev := &stallingEvents{MemoryEventStore: NewMemoryEventStore(nil), entered: make(chan struct{}, 1)}
-	s := newServer(t, &Options{Events: ev})
-	s.initialize(Version20251125)
-	go s.engine.broadcast() // a session-level message: stored, under the stream's lock
-	<-ev.entered
+	ev := &httptransport.StallingEvents{MemoryEventStore: httptransport.NewMemoryEventStore(nil), Entered: make(chan struct{}, 1)}
+	s := httptransport.NewTestServer(t, &httptransport.Options{Events: ev})
+	s.Initialize(httptransport.Version20251125)
+	go s.Engine.Broadcast() // a session-level message: stored, under the stream's lock
+	<-ev.Entered
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	res := make(chan error, 1)
-	go func() { res <- s.h.Shutdown(ctx) }()
+	go func() { res <- s.Handler.Shutdown(ctx) }()
 	select {
 	case err := <-res:
 		if !errors.Is(err, context.DeadlineExceeded) {
@@ -289,94 +132,5 @@ func TestShutdownStalledEventStore(t *testing.T) {
 		}
 	case <-time.After(3 * time.Second):
 		t.Fatal("Shutdown with a 200 ms deadline still blocked after 3 s")
-	}
-}
-
-// TestStalledEventStoreBounded: an event store that stops answering holds
-// a stream (and whoever sends on it: here the engine's broadcast) for the
-// store's time bound at most, not for as long as the session lives.
-func TestStalledEventStoreBounded(t *testing.T) {
-	ev := &stallingEvents{MemoryEventStore: NewMemoryEventStore(nil), entered: make(chan struct{}, 1)}
-	s := newServer(t, &Options{Events: ev})
-	s.h.cfg.storeTimeout = 100 * time.Millisecond
-	s.initialize(Version20251125)
-	sent := make(chan struct{})
-	go func() {
-		defer close(sent)
-		s.engine.broadcast()
-	}()
-	<-ev.entered
-	select {
-	case <-sent:
-	case <-time.After(3 * time.Second):
-		t.Fatal("a send is still held by the stalled store after 3 s (bound 100 ms)")
-	}
-}
-
-// TestGETGetsWhatWaited: what a 2025-era session sent while no GET stream
-// was open (a list change, or a request an initialized handler sends
-// before the client opens its GET) reaches the first GET opened afresh,
-// and only once: a later GET does not get it again.
-func TestGETGetsWhatWaited(t *testing.T) {
-	s := newServer(t, nil)
-	sid := s.initialize(Version20251125)
-	s.engine.broadcast() // no GET yet
-	h := getHeaders(sid, Version20251125)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	first, drop := context.WithCancel(ctx)
-	r := newSSEReader(t, s.open(first, "GET", h, "").Body)
-	waited := r.next()
-	if !strings.Contains(string(waited.Data), "notifications/tools/list_changed") || waited.ID == "" {
-		t.Fatalf("the first GET's first event: %+v", waited)
-	}
-	drop()
-	eventually(t, "the first GET is let go", func() bool {
-		s.h.mu.Lock()
-		ls := s.h.live[sid]
-		s.h.mu.Unlock()
-		ls.standalone.mu.Lock()
-		defer ls.standalone.mu.Unlock()
-		return ls.standalone.resp.w == nil
-	})
-	r = newSSEReader(t, s.open(ctx, "GET", h, "").Body)
-	s.engine.broadcast()
-	if e := r.next(); e.ID == waited.ID || !strings.Contains(string(e.Data), "notifications/tools/list_changed") {
-		t.Errorf("the second GET's first event %+v, want the new list change (the waiting one was %s)", e, waited.ID)
-	}
-}
-
-// TestStandaloneIDs: the ids of standalone streams are told from call
-// streams', in this release's form and in the earlier one's (instance tag
-// only), so that a GET resuming across a rolling upgrade finds its events
-// and never gets a call's (the earlier release's call stream 10000 is as
-// long as a copy's standalone id).
-func TestStandaloneIDs(t *testing.T) {
-	h := New(newTestEngine(), nil)
-	ls := h.newLiveSession(&Session{ID: "S", Version: Version20251125}, "", "", nil)
-	defer ls.stop()
-	ls.newCallStream(h.newStream(nil, acceptance{sse: true}, streamRole{}))
-	for id, want := range map[string]bool{
-		ls.standalone.events.id: true,
-		ls.tag + "1":            false,
-		ls.tag + "10":           false,
-		"QWERTY0":               true, // the previous release's standalone id
-		"QWERTY1":               false,
-		"QWERTY10":              false,
-		"QWERTYABCD0":           true, // another instance's copy
-		"QWERTY2A3B0":           true,
-		"QWERTYABCD20":          false,
-		"QWERTY10000":           false, // the previous release's call stream 10000
-		"QWERTY12340":           false,
-		strings.Repeat("A", 3):  false,
-	} {
-		if got := h.isStandaloneID(id); got != want {
-			t.Errorf("isStandaloneID(%q) = %v, want %v", id, got, want)
-		}
-	}
-	for range 10000 { // base32 tags were all digits one time in 800
-		if tag := newCopyTag(); allDigits(tag) {
-			t.Fatalf("copy tag %q is all digits", tag)
-		}
 	}
 }

@@ -1,117 +1,65 @@
-package httptransport
+package httptransport_test
 
 import (
 	"context"
 	"net/http"
 	"strconv"
 	"testing"
-	"time"
 
+	"github.com/mcpmount/mcpmount/httptransport"
 	"github.com/mcpmount/mcpmount/identity"
 )
 
-// initializeFrom opens a session with the given extra headers and returns
-// the response's status and session id.
-func (s *server) initializeFrom(header http.Header) (int, string, *http.Response) {
-	s.t.Helper()
-	h := sessionHeaders("", Version20251125)
-	for k, v := range header {
-		h[k] = v
-	}
-	resp, _ := s.do("POST", h, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-	return resp.StatusCode, resp.Header.Get("Mcp-Session-Id"), resp
-}
-
-// alive reports whether a session still answers a request.
-func (s *server) alive(sid string) bool {
-	s.t.Helper()
-	resp, _ := s.do("POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":9,"method":"tools/list"}`)
-	switch resp.StatusCode {
-	case http.StatusOK:
-		return true
-	case http.StatusNotFound:
-		return false
-	}
-	s.t.Fatalf("session %s: status %d", sid, resp.StatusCode)
-	return false
-}
-
 func TestSessionBoundEndsLongestIdle(t *testing.T) {
-	s := newServer(t, &Options{MaxSessions: 3})
+	s := httptransport.NewTestServer(t, &httptransport.Options{MaxSessions: 3})
 	var sids []string
 	for range 3 {
-		sids = append(sids, s.initialize(Version20251125))
+		sids = append(sids, s.Initialize(httptransport.Version20251125))
 	}
-	s.alive(sids[0]) // the first is now the most recently used; the second the longest idle
-	status, sid, _ := s.initializeFrom(nil)
+	s.Alive(sids[0]) // the first is now the most recently used; the second the longest idle
+	status, sid, _ := s.InitializeFrom(nil)
 	if status != http.StatusOK || sid == "" {
 		t.Fatalf("fourth initialize: %d, session %q; want 200 with a session", status, sid)
 	}
-	if s.alive(sids[1]) {
+	if s.Alive(sids[1]) {
 		t.Errorf("the longest idle session still answers; it should have made room")
 	}
 	for _, id := range []string{sids[0], sids[2], sid} {
-		if !s.alive(id) {
+		if !s.Alive(id) {
 			t.Errorf("session %s ended; only the longest idle one should", id)
 		}
 	}
 }
 
 func TestSessionBoundRefusesWhenNoneIdle(t *testing.T) {
-	s := newServer(t, &Options{MaxSessions: 2})
+	s := httptransport.NewTestServer(t, &httptransport.Options{MaxSessions: 2})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	for i := range 2 {
-		sid := s.initialize(Version20251125)
-		defer s.do("DELETE", sessionHeaders(sid, Version20251125), "") // ends its call
+		sid := s.Initialize(httptransport.Version20251125)
+		defer s.Do("DELETE", httptransport.SessionHeaders(sid, httptransport.Version20251125), "") // ends its call
 		// A call in flight keeps the session in use.
-		resp := s.open(ctx, "POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"text":"`+strconv.Itoa(i)+`"}}}`)
+		resp := s.Open(ctx, "POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"text":"`+strconv.Itoa(i)+`"}}}`)
 		defer resp.Body.Close()
-		<-s.engine.started
+		<-s.Engine.Started
 	}
-	status, sid, resp := s.initializeFrom(nil)
+	status, sid, resp := s.InitializeFrom(nil)
 	if status != http.StatusServiceUnavailable || sid != "" || resp.Header.Get("Retry-After") == "" {
 		t.Fatalf("initialize past the bound with no idle session: %d, session %q, Retry-After %q; want 503, none, set",
 			status, sid, resp.Header.Get("Retry-After"))
 	}
 }
 
-func TestSessionBoundPerAddress(t *testing.T) {
-	s := newServer(t, &Options{MaxSessionsPerAddress: 2, TrustedProxies: []string{"127.0.0.0/8"}})
-	from := func(addr string) http.Header { return http.Header{"X-Forwarded-For": {"203.0.113.9, " + addr}} }
-	var a []string
-	for range 2 {
-		_, sid, _ := s.initializeFrom(from("198.51.100.1"))
-		a = append(a, sid)
-	}
-	_, b, _ := s.initializeFrom(from("198.51.100.2"))
-	_, b2, _ := s.initializeFrom(from("198.51.100.2"))
-	if !s.alive(a[0]) || !s.alive(a[1]) {
-		t.Fatalf("another address's sessions ended the first address's")
-	}
-	s.alive(a[0]) // a[1] is now the longest idle of its address
-	_, a3, _ := s.initializeFrom(from("198.51.100.1"))
-	if a3 == "" || !s.alive(a[0]) || s.alive(a[1]) || !s.alive(a3) {
-		t.Errorf("a third session from one address should end that address's longest idle one, and only it")
-	}
-	if !s.alive(b) || !s.alive(b2) {
-		t.Errorf("the other address's sessions ended")
-	}
-	if got := s.h.bound.count(); got != 4 {
-		t.Errorf("sessions counted: %d, want 4", got)
-	}
-}
-
 func TestSessionBoundIgnoresForwardedForFromUntrustedPeers(t *testing.T) {
-	s := newServer(t, &Options{MaxSessionsPerAddress: 2})
+	s := httptransport.NewTestServer(t, &httptransport.Options{MaxSessionsPerAddress: 2})
 	var sids []string
 	for i := range 3 {
 		// Each claims another address; without TrustedProxies all count as
 		// the peer's.
-		_, sid, _ := s.initializeFrom(http.Header{"X-Forwarded-For": {"198.51.100." + strconv.Itoa(i)}})
+		_, sid, _ := s.InitializeFrom(http.Header{"X-Forwarded-For": {"198.51.100." + strconv.Itoa(i)}})
 		sids = append(sids, sid)
 	}
-	if s.alive(sids[0]) {
+	if s.Alive(sids[0]) {
 		t.Errorf("X-Forwarded-For from an untrusted peer was believed: the first session should have made room")
 	}
 }
@@ -125,69 +73,39 @@ func TestSessionBoundSkipsAuthenticatedCallers(t *testing.T) {
 			next.ServeHTTP(w, r.WithContext(identity.NewContext(r.Context(), info)))
 		})
 	}
-	s := newServerWith(t, &Options{MaxSessionsPerAddress: 1}, withUser)
+	s := httptransport.NewTestServerWith(t, &httptransport.Options{MaxSessionsPerAddress: 1}, withUser)
 	var sids []string
 	for i := range 3 {
-		status, sid, _ := s.initializeFrom(http.Header{"X-Test-User": {"u" + strconv.Itoa(i)}})
+		status, sid, _ := s.InitializeFrom(http.Header{"X-Test-User": {"u" + strconv.Itoa(i)}})
 		if status != http.StatusOK {
 			t.Fatalf("initialize %d: %d", i, status)
 		}
 		sids = append(sids, sid)
 	}
 	for i, sid := range sids {
-		h := sessionHeaders(sid, Version20251125)
+		h := httptransport.SessionHeaders(sid, httptransport.Version20251125)
 		h.Set("X-Test-User", "u"+strconv.Itoa(i))
-		if resp, _ := s.do("POST", h, `{"jsonrpc":"2.0","id":9,"method":"tools/list"}`); resp.StatusCode != http.StatusOK {
+		if resp, _ := s.Do("POST", h, `{"jsonrpc":"2.0","id":9,"method":"tools/list"}`); resp.StatusCode != http.StatusOK {
 			t.Errorf("authenticated session %d: %d; the address bound should not apply", i, resp.StatusCode)
 		}
 	}
 }
 
 func TestSessionBoundFreesPlaceOnDelete(t *testing.T) {
-	s := newServer(t, &Options{MaxSessions: 1})
+	s := httptransport.NewTestServer(t, &httptransport.Options{MaxSessions: 1})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	sid := s.initialize(Version20251125)
-	resp := s.open(ctx, "POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"text":"x"}}}`)
+	sid := s.Initialize(httptransport.Version20251125)
+	resp := s.Open(ctx, "POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"text":"x"}}}`)
 	defer resp.Body.Close()
-	<-s.engine.started
-	if status, _, _ := s.initializeFrom(nil); status != http.StatusServiceUnavailable {
+	<-s.Engine.Started
+	if status, _, _ := s.InitializeFrom(nil); status != http.StatusServiceUnavailable {
 		t.Fatalf("initialize while the one session is busy: %d, want 503", status)
 	}
-	if resp, _ := s.do("DELETE", sessionHeaders(sid, Version20251125), ""); resp.StatusCode != http.StatusOK {
+	if resp, _ := s.Do("DELETE", httptransport.SessionHeaders(sid, httptransport.Version20251125), ""); resp.StatusCode != http.StatusOK {
 		t.Fatalf("DELETE: %d", resp.StatusCode)
 	}
-	if status, _, _ := s.initializeFrom(nil); status != http.StatusOK {
+	if status, _, _ := s.InitializeFrom(nil); status != http.StatusOK {
 		t.Fatalf("initialize after DELETE: %d, want 200", status)
-	}
-}
-
-func TestFailedStoreAnnouncesNoSession(t *testing.T) {
-	store := newFaultStore()
-	store.failPut.Store(true)
-	s := newServer(t, &Options{Sessions: store})
-	for _, accept := range []string{"application/json, text/event-stream", "text/event-stream"} {
-		status, sid, resp := s.initializeFrom(http.Header{"Accept": {accept}})
-		if status != http.StatusServiceUnavailable || sid != "" || resp.Header.Get("Retry-After") == "" {
-			t.Errorf("Accept %q, store down: %d, Mcp-Session-Id %q, Retry-After %q; want 503, none, set",
-				accept, status, sid, resp.Header.Get("Retry-After"))
-		}
-	}
-	// A store that hangs past the header flush delay: the stream must not
-	// open with a session id that was never stored.
-	store.failPut.Store(false)
-	store.hangPut.Store(true)
-	s2 := newServer(t, &Options{Sessions: store, HeaderFlushDelay: 20 * time.Millisecond})
-	s2.h.cfg.storeTimeout = 300 * time.Millisecond
-	status, sid, _ := s2.initializeFrom(nil)
-	if status != http.StatusServiceUnavailable || sid != "" {
-		t.Errorf("store hanging past the header flush: %d, Mcp-Session-Id %q; want 503 and none", status, sid)
-	}
-	store.hangPut.Store(false)
-	if store.Len() != 0 {
-		t.Errorf("store holds %d records after failed handshakes", store.Len())
-	}
-	if n := s.h.bound.count() + s2.h.bound.count(); n != 0 {
-		t.Errorf("%d places still taken after failed handshakes", n)
 	}
 }

@@ -29,10 +29,10 @@ func (s slowFalseStore) Publish(ctx context.Context, sid string, msg []byte) err
 // attached the client's next GET: the messages of the session still go
 // to that stream (the notices carry the attachment's generation).
 func TestStaleLetGoNoticeIgnored(t *testing.T) {
-	a, b := pair(t, Options{Sessions: slowFalseStore{NewMemorySessionStore()}})
-	sid := a.initialize(Version20251125)
+	a, b := Pair(t, Options{Sessions: slowFalseStore{NewMemorySessionStore()}})
+	sid := a.Initialize(Version20251125)
 	ctx1, cancel1 := context.WithCancel(context.Background())
-	get1 := b.open(ctx1, "GET", getHeaders(sid, Version20251125), "")
+	get1 := b.Open(ctx1, "GET", GetHeaders(sid, Version20251125), "")
 	btag := liveOf(t, b, sid).tag
 	at := func() string { ls := liveOf(t, a, sid); ls.mu.Lock(); defer ls.mu.Unlock(); return ls.streamAt }
 	for deadline := time.Now().Add(5 * time.Second); at() != btag; time.Sleep(5 * time.Millisecond) {
@@ -47,7 +47,7 @@ func TestStaleLetGoNoticeIgnored(t *testing.T) {
 	defer cancel2()
 	var get2 *http.Response
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		get2 = b.open(ctx2, "GET", getHeaders(sid, Version20251125), "")
+		get2 = b.Open(ctx2, "GET", GetHeaders(sid, Version20251125), "")
 		if get2.StatusCode == http.StatusOK {
 			break
 		}
@@ -59,12 +59,12 @@ func TestStaleLetGoNoticeIgnored(t *testing.T) {
 	defer get2.Body.Close()
 	time.Sleep(600 * time.Millisecond) // both notices delivered
 	note := jsonrpc.NewNotification("notifications/message", json.RawMessage(`{"level":"info","data":1}`))
-	if err := a.engine.sessionRequest(sid, note); err != nil {
+	if err := a.Engine.SessionRequest(sid, note); err != nil {
 		t.Fatal(err)
 	}
-	r := newSSEReader(t, get2.Body)
+	r := NewSSEReader(t, get2.Body)
 	got := make(chan *jsonrpc.Message, 1)
-	go func() { got <- r.nextMessage() }()
+	go func() { got <- r.NextMessage() }()
 	select {
 	case m := <-got:
 		if m.Method != "notifications/message" {
@@ -90,14 +90,14 @@ func (s failForwardStore) Publish(ctx context.Context, sid string, msg []byte) e
 // which the relay then fails to forward to a GET on another instance, is
 // kept still: the client's next GET here gets it.
 func TestKeptMessagesSurviveFailedForward(t *testing.T) {
-	a, b := pair(t, Options{Sessions: failForwardStore{NewMemorySessionStore()}})
-	sid := a.initialize(Version20251125)
+	a, b := Pair(t, Options{Sessions: failForwardStore{NewMemorySessionStore()}})
+	sid := a.Initialize(Version20251125)
 	note := jsonrpc.NewNotification("notifications/message", json.RawMessage(`{"level":"info","data":1}`))
-	if err := a.engine.sessionRequest(sid, note); err != nil { // no stream anywhere: kept on a
+	if err := a.Engine.SessionRequest(sid, note); err != nil { // no stream anywhere: kept on a
 		t.Fatal(err)
 	}
 	ctx1, cancel1 := context.WithCancel(context.Background())
-	get1 := b.open(ctx1, "GET", getHeaders(sid, Version20251125), "")
+	get1 := b.Open(ctx1, "GET", GetHeaders(sid, Version20251125), "")
 	time.Sleep(300 * time.Millisecond) // a hears b holds the stream, tries to forward, fails
 	cancel1()
 	get1.Body.Close()
@@ -105,11 +105,11 @@ func TestKeptMessagesSurviveFailedForward(t *testing.T) {
 	// "kept here": the client's next GET on a should get it.
 	ctx2, cancel2 := context.WithCancel(context.Background())
 	defer cancel2()
-	get2 := a.open(ctx2, "GET", getHeaders(sid, Version20251125), "")
+	get2 := a.Open(ctx2, "GET", GetHeaders(sid, Version20251125), "")
 	defer get2.Body.Close()
-	r := newSSEReader(t, get2.Body)
+	r := NewSSEReader(t, get2.Body)
 	got := make(chan *jsonrpc.Message, 1)
-	go func() { got <- r.nextMessage() }()
+	go func() { got <- r.NextMessage() }()
 	select {
 	case m := <-got:
 		if m.Method != "notifications/message" {

@@ -1,26 +1,23 @@
-package httptransport
+package httptransport_test
 
 import (
-	"context"
-	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/mcpmount/mcpmount/jsonrpc"
+	"github.com/mcpmount/mcpmount/httptransport"
 )
 
 // TestSharedSessionStateFresh: state one instance saves (a call that
 // changed it) is the state the next request on another instance, which
 // already serves the session, is served with.
 func TestSharedSessionStateFresh(t *testing.T) {
-	a, b := pair(t, Options{})
+	a, b := httptransport.Pair(t, httptransport.Options{})
 	gate := make(chan struct{}, 1)
-	a.engine.gate = gate
-	sid := a.initialize(Version20251125)
-	state := func(s *server) string {
-		resp, body := s.do("POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"state"}}`)
+	a.Engine.Gate = gate
+	sid := a.Initialize(httptransport.Version20251125)
+	state := func(s *httptransport.TestServer) string {
+		resp, body := s.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"state"}}`)
 		if resp.StatusCode != http.StatusOK {
 			t.Fatalf("state: %d %s", resp.StatusCode, body)
 		}
@@ -30,84 +27,11 @@ func TestSharedSessionStateFresh(t *testing.T) {
 		t.Fatalf("state before the change: %s", got)
 	}
 	gate <- struct{}{}
-	if resp, body := a.do("POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"remember","arguments":{"text":"r"}}}`); resp.StatusCode != http.StatusOK {
+	if resp, body := a.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"remember","arguments":{"text":"r"}}}`); resp.StatusCode != http.StatusOK {
 		t.Fatalf("remember: %d %s", resp.StatusCode, body)
 	}
-	<-a.engine.started
+	<-a.Engine.Started
 	if got := state(b); !strings.Contains(got, "remembered") {
 		t.Errorf("another instance served the session with its old state: %s", got)
-	}
-}
-
-// readMessage reads the next message of an SSE stream, or fails after d.
-func readMessage(t *testing.T, r *sseReader, d time.Duration) *jsonrpc.Message {
-	t.Helper()
-	got := make(chan *jsonrpc.Message, 1)
-	go func() { got <- r.nextMessage() }()
-	select {
-	case m := <-got:
-		return m
-	case <-time.After(d):
-		t.Fatalf("no message within %v", d)
-		return nil
-	}
-}
-
-// TestSessionMessagesFollowStream: what the engine sends to a session
-// outside any call on an instance that does not hold the session's GET
-// stream reaches the stream on the instance that does, in order, once:
-// messages sent before the stream opened there too. A request sent that
-// way is answered through either instance.
-func TestSessionMessagesFollowStream(t *testing.T) {
-	a, b := pair(t, Options{})
-	sid := a.initialize(Version20251125)
-	note := func(n int) *jsonrpc.Message {
-		return jsonrpc.NewNotification("notifications/message", json.RawMessage(`{"level":"info","data":`+string(rune('0'+n))+`}`))
-	}
-	if err := a.engine.sessionRequest(sid, note(1)); err != nil { // no stream anywhere yet
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	get := b.open(ctx, "GET", getHeaders(sid, Version20251125), "")
-	defer get.Body.Close()
-	r := newSSEReader(t, get.Body)
-	if m := readMessage(t, r, 5*time.Second); string(m.Params) != string(note(1).Params) {
-		t.Fatalf("first message on b's stream: %s %s, want the one sent on a before it opened", m.Method, m.Params)
-	}
-	for n := 2; n <= 4; n++ {
-		if err := a.engine.sessionRequest(sid, note(n)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for n := 2; n <= 4; n++ {
-		if m := readMessage(t, r, 5*time.Second); string(m.Params) != string(note(n).Params) {
-			t.Fatalf("message %d on b's stream: %s, want %s", n, m.Params, note(n).Params)
-		}
-	}
-	// A request from a's session, answered through b.
-	if err := a.engine.sessionRequest(sid, &jsonrpc.Message{JSONRPC: "2.0", ID: jsonrpc.Int64ID(7), Method: "roots/list"}); err != nil {
-		t.Fatal(err)
-	}
-	req := readMessage(t, r, 5*time.Second)
-	if req.Method != "roots/list" {
-		t.Fatalf("got %s, want roots/list", req.Method)
-	}
-	answer := `{"jsonrpc":"2.0","id":` + req.ID.Raw() + `,"result":{"roots":[]}}`
-	if resp, _ := b.do("POST", sessionHeaders(sid, Version20251125), answer); resp.StatusCode != http.StatusAccepted {
-		t.Fatalf("answer: %d", resp.StatusCode)
-	}
-	select {
-	case reply := <-a.engine.replies:
-		if reply.ID != jsonrpc.Int64ID(7) {
-			t.Errorf("a's engine got the answer as id %s, want 7", reply.ID)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("a's engine never got the answer")
-	}
-	// Nothing was written twice: a holds nothing for a later GET there.
-	if kept, _ := liveOf(t, a, sid).standalone.takeUndelivered(context.Background()); len(kept) != 0 {
-		n := len(kept)
-		t.Errorf("a still keeps %d messages for a GET there", n)
 	}
 }

@@ -1,4 +1,4 @@
-package httptransport
+package httptransport_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpmount/mcpmount/httptransport"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
@@ -15,14 +16,14 @@ import (
 // on SSE as in JSON, in every era, so their clients know to send them
 // again; before, an SSE client got an empty stream.
 func TestShutdownAnswersAbandonedCalls(t *testing.T) {
-	s := newServer(t, &Options{HeaderFlushDelay: 10 * time.Millisecond})
-	sid := s.initialize(Version20251125)
+	s := httptransport.NewTestServer(t, &httptransport.Options{HeaderFlushDelay: 10 * time.Millisecond})
+	sid := s.Initialize(httptransport.Version20251125)
 	slow := func(id string) string {
 		return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"slow","arguments":{"text":"` + id + `"}`
 	}
-	jsonOnly := sessionHeaders(sid, Version20251125)
+	jsonOnly := httptransport.SessionHeaders(sid, httptransport.Version20251125)
 	jsonOnly.Set("Accept", "application/json")
-	modern := modernHeaders("tools/call")
+	modern := httptransport.ModernHeaders("tools/call")
 	modern.Set("Mcp-Name", "slow")
 	cases := []struct {
 		name   string
@@ -30,32 +31,32 @@ func TestShutdownAnswersAbandonedCalls(t *testing.T) {
 		body   string
 		sse    bool
 	}{
-		{"2025 SSE", sessionHeaders(sid, Version20251125), slow("1") + `}}`, true},
+		{"2025 SSE", httptransport.SessionHeaders(sid, httptransport.Version20251125), slow("1") + `}}`, true},
 		{"2025 JSON", jsonOnly, slow("2") + `}}`, false},
-		{"2026-07-28 SSE", modern, slow("3") + `,` + meta + `}}`, true},
+		{"2026-07-28 SSE", modern, slow("3") + `,` + httptransport.Meta + `}}`, true},
 	}
 	bodies := make([]chan string, len(cases))
 	for i, c := range cases {
 		bodies[i] = make(chan string, 1)
 		go func() {
 			// A JSON-only POST's headers come with its answer.
-			resp := s.open(context.Background(), "POST", c.header, c.body)
+			resp := s.Open(context.Background(), "POST", c.header, c.body)
 			defer resp.Body.Close()
 			b, _ := io.ReadAll(resp.Body)
 			bodies[i] <- string(b)
 		}()
-		<-s.engine.started
+		<-s.Engine.Started
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	if err := s.h.Shutdown(ctx); err == nil {
+	if err := s.Handler.Shutdown(ctx); err == nil {
 		t.Fatal("Shutdown returned nil with calls that never end")
 	}
 	for i, c := range cases {
 		body := <-bodies[i]
 		var msg *jsonrpc.Message
 		if c.sse {
-			msgs := messages(t, events(t, body))
+			msgs := httptransport.Messages(t, httptransport.Events(t, body))
 			if len(msgs) != 1 {
 				t.Fatalf("%s: %d messages on the stream, want the one answer: %s", c.name, len(msgs), body)
 			}

@@ -1,4 +1,4 @@
-package httptransport
+package httptransport_test
 
 import (
 	"bufio"
@@ -10,22 +10,22 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpmount/mcpmount/httptransport"
 )
 
 // stalledLegacyStream opens a 2024-11-05 event stream over a raw TCP
 // connection with a tiny receive buffer, reads the endpoint event, and
 // never reads again: a client that stopped reading its stream. It returns
 // the endpoint and the connection (close it to let the server go).
-func stalledLegacyStream(t *testing.T, s *server) (endpoint string, conn net.Conn) {
+func stalledLegacyStream(t *testing.T, s *httptransport.TestServer) (endpoint string, conn net.Conn) {
 	t.Helper()
-	addr := s.srv.Listener.Addr().String()
-	conn = dialTinyBuffer(t, addr)
+	addr := s.HTTPServer.Listener.Addr().String()
+	conn = httptransport.DialTinyBuffer(t, addr)
 	if _, err := fmt.Fprintf(conn, "GET /mcp HTTP/1.1\r\nHost: %s\r\nAccept: text/event-stream\r\n\r\n", addr); err != nil {
 		t.Fatal(err)
 	}
@@ -36,64 +36,29 @@ func stalledLegacyStream(t *testing.T, s *server) (endpoint string, conn net.Con
 	if resp.StatusCode != 200 {
 		t.Fatalf("legacy GET: %d", resp.StatusCode)
 	}
-	e := newSSEReader(t, resp.Body).next()
+	e := httptransport.NewSSEReader(t, resp.Body).Next()
 	if e.Name != "endpoint" {
 		t.Fatalf("first event %q", e.Name)
 	}
 	return string(e.Data), conn
 }
 
-// dialTinyBuffer connects to addr with a receive buffer of 4 KiB, so that
-// a client that stops reading fills the server's writes soon; the
-// connection is closed at the test's end.
-func dialTinyBuffer(t *testing.T, addr string) net.Conn {
-	t.Helper()
-	d := net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
-		var serr error
-		if err := c.Control(func(fd uintptr) {
-			serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096)
-		}); err != nil {
-			return err
-		}
-		return serr
-	}}
-	conn, err := d.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	return conn
-}
-
 // legacyEcho posts a 2024-11-05 tools/call echo carrying size bytes of
 // text and returns the status.
-func legacyEcho(t *testing.T, s *server, endpoint string, id, size int) int {
+func legacyEcho(t *testing.T, s *httptransport.TestServer, endpoint string, id, size int) int {
 	t.Helper()
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":"%s"}}}`, id, strings.Repeat("x", size))
-	resp, _ := s.doURL("POST", s.srv.URL+endpoint, http.Header{"Content-Type": {"application/json"}}, body)
+	resp, _ := s.DoURL("POST", s.HTTPServer.URL+endpoint, http.Header{"Content-Type": {"application/json"}}, body)
 	return resp.StatusCode
-}
-
-// goroutinesIn counts the goroutines whose stack holds fn.
-func goroutinesIn(fn string) int {
-	buf := make([]byte, 16<<20)
-	buf = buf[:runtime.Stack(buf, true)]
-	n := 0
-	for _, g := range strings.Split(string(buf), "\n\n") {
-		if strings.Contains(g, fn) {
-			n++
-		}
-	}
-	return n
 }
 
 // fillStalledStream posts big echo calls to a stalled 2024-11-05 stream
 // until a write to it blocks (its socket buffers are full).
-func fillStalledStream(t *testing.T, s *server, endpoint string) int {
+func fillStalledStream(t *testing.T, s *httptransport.TestServer, endpoint string) int {
 	t.Helper()
 	// Writes blocked on another test's stalled client end with its
 	// connection; wait for them, so that the one seen below is this one's.
-	for deadline := time.Now().Add(10 * time.Second); goroutinesIn("(*parkedWriter).Write")+goroutinesIn("(*stream).sendRaw") > 0; {
+	for deadline := time.Now().Add(10 * time.Second); httptransport.GoroutinesIn("(*ParkedWriter).Write")+httptransport.GoroutinesIn("(*stream).sendRaw") > 0; {
 		if time.Now().After(deadline) {
 			t.Fatal("writes of an earlier test still blocked")
 		}
@@ -108,13 +73,13 @@ func fillStalledStream(t *testing.T, s *server, endpoint string) int {
 			t.Fatalf("big echo %d: %d", id, st)
 		}
 		time.Sleep(20 * time.Millisecond)
-		if goroutinesIn("(*parkedWriter).Write") == 0 {
+		if httptransport.GoroutinesIn("(*ParkedWriter).Write") == 0 {
 			continue
 		}
 		// A write under way may still fit the socket's send buffer: it is
 		// blocked when it is still there a while later.
 		time.Sleep(300 * time.Millisecond)
-		if goroutinesIn("(*parkedWriter).Write") > 0 {
+		if httptransport.GoroutinesIn("(*ParkedWriter).Write") > 0 {
 			return id
 		}
 	}
@@ -130,7 +95,7 @@ func fillStalledStream(t *testing.T, s *server, endpoint string) int {
 // answer is written, and POSTs past the bound get 429.
 func TestLegacyQuotaCountsQueuedAnswers(t *testing.T) {
 	const quota = 4
-	s := newServer(t, &Options{MaxCallsPerPrincipal: quota, WriteTimeout: 20 * time.Second})
+	s := httptransport.NewTestServer(t, &httptransport.Options{MaxCallsPerPrincipal: quota, WriteTimeout: 20 * time.Second})
 	endpoint, conn := stalledLegacyStream(t, s)
 	defer conn.Close() // lets the blocked write fail, so everything unwinds
 	fillStalledStream(t, s, endpoint)
@@ -143,7 +108,7 @@ func TestLegacyQuotaCountsQueuedAnswers(t *testing.T) {
 		}
 	}
 	time.Sleep(300 * time.Millisecond)
-	pending := goroutinesIn("(*stream).sendRaw")
+	pending := httptransport.GoroutinesIn("(*stream).sendRaw")
 	t.Logf("MaxCallsPerPrincipal=%d: %d of %d POSTs accepted, %d answers (256 KiB each) held in goroutines waiting on the stalled stream",
 		quota, accepted, posts, pending)
 	if accepted == posts {
@@ -160,7 +125,7 @@ func TestLegacyQuotaCountsQueuedAnswers(t *testing.T) {
 // detachIf; closeStreams -> cut) until the blocked write timed out
 // (WriteTimeout, 20 s here), whatever ctx said.
 func TestShutdownDeadlineEndsStalledStream(t *testing.T) {
-	s := newServer(t, &Options{WriteTimeout: 20 * time.Second})
+	s := httptransport.NewTestServer(t, &httptransport.Options{WriteTimeout: 20 * time.Second})
 	endpoint, conn := stalledLegacyStream(t, s)
 	defer conn.Close()
 	fillStalledStream(t, s, endpoint)
@@ -169,7 +134,7 @@ func TestShutdownDeadlineEndsStalledStream(t *testing.T) {
 	defer cancel()
 	start := time.Now()
 	done := make(chan error, 1)
-	go func() { done <- s.h.Shutdown(ctx) }()
+	go func() { done <- s.Handler.Shutdown(ctx) }()
 	select {
 	case err := <-done:
 		if !errors.Is(err, context.DeadlineExceeded) {
@@ -187,7 +152,7 @@ func TestShutdownDeadlineEndsStalledStream(t *testing.T) {
 // remote store flushing and closing its client), and records when it is
 // done.
 type slowCloseStore struct {
-	*MemorySessionStore
+	*httptransport.MemorySessionStore
 	closed atomic.Bool
 }
 
@@ -203,29 +168,29 @@ func (s *slowCloseStore) Close() error {
 // close what the store uses (its client, its process). A version of the
 // deadline fix returned at once and left both to a goroutine.
 func TestShutdownPastDeadlineClosesStoreFirst(t *testing.T) {
-	store := &slowCloseStore{MemorySessionStore: NewMemorySessionStore()}
-	s := newServer(t, &Options{Sessions: store})
-	sid := s.initialize(Version20251125)
+	store := &slowCloseStore{MemorySessionStore: httptransport.NewMemorySessionStore()}
+	s := httptransport.NewTestServer(t, &httptransport.Options{Sessions: store})
+	sid := s.Initialize(httptransport.Version20251125)
 
 	callDone := make(chan struct{})
 	go func() {
 		defer close(callDone)
-		req, _ := http.NewRequest("POST", s.url, strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow","arguments":{"text":"long"}}}`))
-		req.Header = sessionHeaders(sid, Version20251125)
-		if resp, err := s.client.Do(req); err == nil {
+		req, _ := http.NewRequest("POST", s.URL, strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow","arguments":{"text":"long"}}}`))
+		req.Header = httptransport.SessionHeaders(sid, httptransport.Version20251125)
+		if resp, err := s.Client.Do(req); err == nil {
 			io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
 		}
 	}()
 	select {
-	case <-s.engine.started:
+	case <-s.Engine.Started:
 	case <-time.After(10 * time.Second):
 		t.Fatal("slow call never started")
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
-	err := s.h.Shutdown(ctx)
+	err := s.Handler.Shutdown(ctx)
 	closedAtReturn := store.closed.Load()
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Shutdown: %v, want its deadline's error", err)
@@ -268,7 +233,7 @@ func (l delayAfterMessageListener) Accept() (net.Conn, error) {
 // write begins: a version that gave it back after the write returned let
 // the client have the answer, send its next call, and get 429.
 func TestLegacyOneCallAtATimeNeverRefused(t *testing.T) {
-	h := New(newTestEngine(), &Options{MaxCallsPerPrincipal: 1})
+	h := httptransport.New(httptransport.NewTestEngine(), &httptransport.Options{MaxCallsPerPrincipal: 1})
 	srv := httptest.NewUnstartedServer(h)
 	srv.Listener = delayAfterMessageListener{srv.Listener}
 	srv.Start()
@@ -281,7 +246,7 @@ func TestLegacyOneCallAtATimeNeverRefused(t *testing.T) {
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	r, endpoint := openLegacy(t, ctx, srv.URL+"/mcp", nil)
+	r, endpoint := httptransport.OpenLegacy(t, ctx, srv.URL+"/mcp", nil)
 	post := func(id string) int {
 		req, _ := http.NewRequest("POST", srv.URL+endpoint, strings.NewReader(`{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`))
 		req.Header.Set("Content-Type", "application/json")
@@ -296,7 +261,7 @@ func TestLegacyOneCallAtATimeNeverRefused(t *testing.T) {
 	if st := post("1"); st != http.StatusAccepted {
 		t.Fatalf("first call: %d", st)
 	}
-	if m := r.nextMessage(); m.ID.Raw() != "1" {
+	if m := r.NextMessage(); m.ID.Raw() != "1" {
 		t.Fatalf("first answer: id %s", m.ID.Raw())
 	}
 	// The client has its answer: it makes its next call, one at a time.
@@ -320,26 +285,26 @@ func TestLegacyCallHoldsPlaceUntilAnswer(t *testing.T) {
 		{"server request", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sample"}}`, "sampling/createMessage"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newTestEngine()
-			e.gate = make(chan struct{})
-			s := startServer(t, e, &Options{MaxCallsPerPrincipal: 1}, nil, false)
+			e := httptransport.NewTestEngine()
+			e.Gate = make(chan struct{})
+			s := httptransport.StartTestServer(t, e, &httptransport.Options{MaxCallsPerPrincipal: 1}, nil, false)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			r, endpoint := openLegacy(t, ctx, s.url, nil)
+			r, endpoint := httptransport.OpenLegacy(t, ctx, s.URL, nil)
 			post := func(body string) int {
 				t.Helper()
-				resp, _ := s.doURL("POST", s.srv.URL+endpoint, http.Header{"Content-Type": {"application/json"}}, body)
+				resp, _ := s.DoURL("POST", s.HTTPServer.URL+endpoint, http.Header{"Content-Type": {"application/json"}}, body)
 				return resp.StatusCode
 			}
 			if st := post(tc.call); st != http.StatusAccepted {
 				t.Fatalf("first call: %d", st)
 			}
-			m := r.nextMessage()
+			m := r.NextMessage()
 			if m.Method != tc.first {
 				t.Fatalf("first message %+v, want %s", m, tc.first)
 			}
 			st := post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`)
-			close(e.gate)
+			close(e.Gate)
 			if m.IsRequest() {
 				post(`{"jsonrpc":"2.0","id":` + m.ID.Raw() + `,"result":{}}`)
 			}

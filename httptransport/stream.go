@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpmount/mcpmount/httptransport/internal/wire"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 	"github.com/mcpmount/mcpmount/sse"
 )
@@ -39,7 +40,7 @@ type stream struct {
 	ended  bool     // the final message was written or the stream was cut
 	doneC  chan struct{}
 	clock  streamClock
-	guard  writeGuard // lets a cancelled call end a write blocked on its client
+	guard  wire.Guard // lets a cancelled call end a write blocked on its client
 	events eventLog   // resumability: 2025-era sessions with an EventStore
 }
 
@@ -83,8 +84,8 @@ type eventLog struct {
 	priming bool   // send a priming event when the SSE stream opens
 }
 
-// abortWrite implements output (writeGuard.abort).
-func (s *stream) abortWrite() { s.guard.abort() }
+// abortWrite implements output (wire.Guard.Abort).
+func (s *stream) abortWrite() { s.guard.Abort() }
 
 // newStream returns a stream for role, answering on w (nil: none yet) a
 // client that takes what accept says.

@@ -12,7 +12,7 @@ import (
 // its answer, leaves no keep-alive timer armed: the timer would keep the
 // ended stream, and what it holds, in memory until it fired.
 func TestFinishedStreamLetsGo(t *testing.T) {
-	h := New(newTestEngine(), nil)
+	h := New(NewTestEngine(), nil)
 	for _, open := range []bool{false, true} {
 		st := h.newStream(httptest.NewRecorder(), acceptance{sse: true}, streamRole{})
 		st.startTimer(nil)
@@ -33,7 +33,7 @@ func TestFinishedStreamLetsGo(t *testing.T) {
 // coming back into the event store, which forgot them with the session.
 func TestCallOnEndedSessionStoresNothing(t *testing.T) {
 	store := NewMemoryEventStore(nil)
-	h := New(newTestEngine(), &Options{Events: store})
+	h := New(NewTestEngine(), &Options{Events: store})
 	t.Cleanup(func() { _ = h.Shutdown(context.Background()) })
 	ls := h.newLiveSession(&Session{ID: "S", Version: Version20251125}, "", "", nil)
 	ls.end(context.Background(), true) // the DELETE, between lookup and the call

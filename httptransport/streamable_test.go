@@ -1,12 +1,10 @@
-package httptransport
+package httptransport_test
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"regexp"
 	"runtime"
@@ -16,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpmount/mcpmount/httptransport"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
@@ -25,33 +24,33 @@ var visibleASCII = regexp.MustCompile(`^[\x21-\x7E]+$`)
 // request without it gets 400, with a bogus one 404; DELETE ends the
 // session and later requests get 404; a fresh initialize works again.
 func TestSessionLifecycle(t *testing.T) {
-	s := newServer(t, nil)
-	sid := s.initialize(Version20251125)
+	s := httptransport.NewTestServer(t, nil)
+	sid := s.Initialize(httptransport.Version20251125)
 	if !visibleASCII.MatchString(sid) || len(sid) < 20 {
 		t.Fatalf("session id %q", sid)
 	}
 	list := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
-	resp, body := s.do("POST", sessionHeaders(sid, Version20251125), list)
+	resp, body := s.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), list)
 	if resp.StatusCode != 200 || !strings.Contains(body, `"tools"`) {
 		t.Fatalf("tools/list: %d %s", resp.StatusCode, body)
 	}
-	resp, body = s.do("POST", sessionHeaders("", Version20251125), list)
+	resp, body = s.Do("POST", httptransport.SessionHeaders("", httptransport.Version20251125), list)
 	if resp.StatusCode != 400 {
 		t.Errorf("no session id: %d %s", resp.StatusCode, body)
 	}
-	resp, body = s.do("POST", sessionHeaders("bogus", Version20251125), list)
-	if _, code, _ := rpcError(t, body); resp.StatusCode != 404 || code != jsonrpc.CodeSessionNotFound {
+	resp, body = s.Do("POST", httptransport.SessionHeaders("bogus", httptransport.Version20251125), list)
+	if _, code, _ := httptransport.RPCError(t, body); resp.StatusCode != 404 || code != jsonrpc.CodeSessionNotFound {
 		t.Errorf("bogus session id: %d %s", resp.StatusCode, body)
 	}
-	resp, _ = s.do("DELETE", sessionHeaders(sid, Version20251125), "")
+	resp, _ = s.Do("DELETE", httptransport.SessionHeaders(sid, httptransport.Version20251125), "")
 	if resp.StatusCode != 200 {
 		t.Errorf("DELETE: %d", resp.StatusCode)
 	}
-	resp, _ = s.do("POST", sessionHeaders(sid, Version20251125), list)
+	resp, _ = s.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), list)
 	if resp.StatusCode != 404 {
 		t.Errorf("after DELETE: %d", resp.StatusCode)
 	}
-	if sid2 := s.initialize(Version20251125); sid2 == sid {
+	if sid2 := s.Initialize(httptransport.Version20251125); sid2 == sid {
 		t.Error("a new session reused the old id")
 	}
 }
@@ -61,25 +60,25 @@ func TestSessionLifecycle(t *testing.T) {
 // session alone); a supported one differing from the negotiated version
 // is served.
 func TestSessionProtocolVersionHeader(t *testing.T) {
-	s := newServer(t, nil)
-	sid := s.initialize(Version20250618)
-	h := sessionHeaders(sid, Version20250618)
+	s := httptransport.NewTestServer(t, nil)
+	sid := s.Initialize(httptransport.Version20250618)
+	h := httptransport.SessionHeaders(sid, httptransport.Version20250618)
 	h.Set("Mcp-Protocol-Version", "2099-01-01")
-	if resp, body := s.do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); resp.StatusCode != 400 {
+	if resp, body := s.Do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); resp.StatusCode != 400 {
 		t.Errorf("unsupported version: %d %s", resp.StatusCode, body)
 	}
-	h.Set("Mcp-Protocol-Version", Version20251125)
-	if resp, body := s.do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); resp.StatusCode != 200 {
+	h.Set("Mcp-Protocol-Version", httptransport.Version20251125)
+	if resp, body := s.Do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); resp.StatusCode != 200 {
 		t.Errorf("a supported version differing from the session's: %d %s", resp.StatusCode, body)
 	}
 	h.Set("Mcp-Protocol-Version", "2099-01-01")
-	if resp, _ := s.do("GET", h, ""); resp.StatusCode != 400 {
+	if resp, _ := s.Do("GET", h, ""); resp.StatusCode != 400 {
 		t.Errorf("GET with unsupported version: %d", resp.StatusCode)
 	}
-	if resp, body := s.do("DELETE", h, ""); resp.StatusCode != 400 {
+	if resp, body := s.Do("DELETE", h, ""); resp.StatusCode != 400 {
 		t.Errorf("DELETE with unsupported version: %d %s", resp.StatusCode, body)
 	}
-	if resp, body := s.do("POST", sessionHeaders(sid, Version20250618), `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`); resp.StatusCode != 200 {
+	if resp, body := s.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20250618), `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`); resp.StatusCode != 200 {
 		t.Errorf("after a refused DELETE the session is gone: %d %s", resp.StatusCode, body)
 	}
 }
@@ -87,10 +86,10 @@ func TestSessionProtocolVersionHeader(t *testing.T) {
 // TestSessionUnknownMethodIsNot404: in a session, an unknown method is a
 // JSON-RPC error on 200, never 404 (which clients read as "session gone").
 func TestSessionUnknownMethodIsNot404(t *testing.T) {
-	s := newServer(t, nil)
-	sid := s.initialize(Version20251125)
-	resp, body := s.do("POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":1,"method":"foo/bar"}`)
-	if _, code, _ := rpcError(t, body); resp.StatusCode != 200 || code != jsonrpc.CodeMethodNotFound {
+	s := httptransport.NewTestServer(t, nil)
+	sid := s.Initialize(httptransport.Version20251125)
+	resp, body := s.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), `{"jsonrpc":"2.0","id":1,"method":"foo/bar"}`)
+	if _, code, _ := httptransport.RPCError(t, body); resp.StatusCode != 200 || code != jsonrpc.CodeMethodNotFound {
 		t.Errorf("%d %s", resp.StatusCode, body)
 	}
 }
@@ -98,28 +97,28 @@ func TestSessionUnknownMethodIsNot404(t *testing.T) {
 // TestSessionBatches: 2025-03-26 sessions accept batches, each response
 // exactly once; later versions refuse them, and initialize never batches.
 func TestSessionBatches(t *testing.T) {
-	s := newServer(t, nil)
-	sid := s.initialize(Version20250326)
+	s := httptransport.NewTestServer(t, nil)
+	sid := s.Initialize(httptransport.Version20250326)
 	batch := `[{"jsonrpc":"2.0","id":1,"method":"tools/list"},{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"b"}}},{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}]`
-	resp, body := s.do("POST", sessionHeaders(sid, Version20250326), batch)
+	resp, body := s.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20250326), batch)
 	if resp.StatusCode != 200 {
 		t.Fatalf("batch: %d %s", resp.StatusCode, body)
 	}
 	seen := map[string]int{}
-	for _, m := range messages(t, events(t, body)) {
+	for _, m := range httptransport.Messages(t, httptransport.Events(t, body)) {
 		seen[m.ID.Raw()]++
 	}
 	if seen["1"] != 1 || seen["2"] != 1 || len(seen) != 2 {
 		t.Errorf("responses by id %v; body %s", seen, body)
 	}
-	h := sessionHeaders(sid, Version20250326)
+	h := httptransport.SessionHeaders(sid, httptransport.Version20250326)
 	h.Set("Accept", "application/json")
-	resp, body = s.do("POST", h, batch)
+	resp, body = s.Do("POST", h, batch)
 	var arr []json.RawMessage
 	if err := json.Unmarshal([]byte(body), &arr); resp.StatusCode != 200 || err != nil || len(arr) != 2 {
 		t.Errorf("JSON batch: %d %s", resp.StatusCode, body)
 	}
-	if resp, _ := s.do("POST", sessionHeaders(sid, Version20250326), `[{"jsonrpc":"2.0","method":"notifications/initialized"}]`); resp.StatusCode != 202 {
+	if resp, _ := s.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20250326), `[{"jsonrpc":"2.0","method":"notifications/initialized"}]`); resp.StatusCode != 202 {
 		t.Errorf("notification batch: %d", resp.StatusCode)
 	}
 	// Invalid members get an error each (JSON-RPC 2.0 "Batch"), with their
@@ -131,7 +130,7 @@ func TestSessionBatches(t *testing.T) {
 		{`[{"jsonrpc":"2.0","id":7,"method":"tools/list"}]`, `7:ok`},
 		{`[{"jsonrpc":"2.0","method":"notifications/initialized"},[{"jsonrpc":"2.0","id":3,"method":"tools/list"}]]`, `null:-32600`},
 	} {
-		resp, body := s.do("POST", h, tc.body)
+		resp, body := s.Do("POST", h, tc.body)
 		var got []string
 		var arr []struct {
 			ID    json.RawMessage `json:"id"`
@@ -154,9 +153,9 @@ func TestSessionBatches(t *testing.T) {
 			t.Errorf("%s: answered %v, want %s; body %s", tc.body, got, tc.want, body)
 		}
 	}
-	resp, body = s.do("POST", sessionHeaders(sid, Version20250326), `[{"jsonrpc":"2.0","id":"a","method":"tools/list"},{"id":"b"}]`)
+	resp, body = s.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20250326), `[{"jsonrpc":"2.0","id":"a","method":"tools/list"},{"id":"b"}]`)
 	seen = map[string]int{}
-	for _, m := range messages(t, events(t, body)) {
+	for _, m := range httptransport.Messages(t, httptransport.Events(t, body)) {
 		seen[m.ID.Raw()]++
 		if m.ID.Raw() == `"b"` && (m.Error == nil || m.Error.Code != jsonrpc.CodeInvalidRequest) {
 			t.Errorf("invalid member on SSE: %+v", m)
@@ -165,12 +164,12 @@ func TestSessionBatches(t *testing.T) {
 	if resp.StatusCode != 200 || seen[`"a"`] != 1 || seen[`"b"`] != 1 {
 		t.Errorf("batch with an invalid member on SSE: %d %v; body %s", resp.StatusCode, seen, body)
 	}
-	sid2 := s.initialize(Version20250618)
-	if resp, _ := s.do("POST", sessionHeaders(sid2, Version20250618), batch); resp.StatusCode != 400 {
+	sid2 := s.Initialize(httptransport.Version20250618)
+	if resp, _ := s.Do("POST", httptransport.SessionHeaders(sid2, httptransport.Version20250618), batch); resp.StatusCode != 400 {
 		t.Errorf("batch on 2025-06-18: %d", resp.StatusCode)
 	}
-	h = sessionHeaders("", "")
-	if resp, _ := s.do("POST", h, `[{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}]`); resp.StatusCode != 400 {
+	h = httptransport.SessionHeaders("", "")
+	if resp, _ := s.Do("POST", h, `[{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}]`); resp.StatusCode != 400 {
 		t.Errorf("initialize in a batch: %d", resp.StatusCode)
 	}
 }
@@ -179,35 +178,21 @@ func TestSessionBatches(t *testing.T) {
 // notifications arrive there; a second GET gets 409; Accept without
 // text/event-stream gets 406.
 func TestStandaloneStream(t *testing.T) {
-	s := newServer(t, nil)
-	sid := s.initialize(Version20251125)
-	h := getHeaders(sid, Version20251125)
-	r := s.openGET(t, sid)
-	if again, _ := s.do("GET", h, ""); again.StatusCode != http.StatusConflict {
+	s := httptransport.NewTestServer(t, nil)
+	sid := s.Initialize(httptransport.Version20251125)
+	h := httptransport.GetHeaders(sid, httptransport.Version20251125)
+	r := s.OpenGET(t, sid)
+	if again, _ := s.Do("GET", h, ""); again.StatusCode != http.StatusConflict {
 		t.Errorf("second GET: %d", again.StatusCode)
 	}
-	s.engine.broadcast()
-	if m := r.nextMessage(); m.Method != "notifications/tools/list_changed" {
+	s.Engine.Broadcast()
+	if m := r.NextMessage(); m.Method != "notifications/tools/list_changed" {
 		t.Errorf("got %+v", m)
 	}
 	h.Set("Accept", "application/json")
-	if resp, _ := s.do("GET", h, ""); resp.StatusCode != http.StatusNotAcceptable {
+	if resp, _ := s.Do("GET", h, ""); resp.StatusCode != http.StatusNotAcceptable {
 		t.Errorf("GET accepting JSON only: %d", resp.StatusCode)
 	}
-}
-
-// openGET opens session sid's standalone stream (2025-11-25) until the
-// test ends.
-func (s *server) openGET(t *testing.T, sid string) *sseReader {
-	t.Helper()
-	h := getHeaders(sid, Version20251125)
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	resp := s.open(ctx, "GET", h, "")
-	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
-		t.Fatalf("GET: %d %v", resp.StatusCode, resp.Header)
-	}
-	return newSSEReader(t, resp.Body)
 }
 
 // TestSessionLevelRequest: a request the engine sends outside any call
@@ -216,23 +201,23 @@ func (s *server) openGET(t *testing.T, sid string) *sseReader {
 // a second answer with the same id reaches nobody. The engine's
 // notifications/cancelled for such a request names the client's id.
 func TestSessionLevelRequest(t *testing.T) {
-	s := newServer(t, nil)
-	sid := s.initialize(Version20251125)
-	r := s.openGET(t, sid)
-	if err := s.engine.sessionRequest(sid, &jsonrpc.Message{JSONRPC: jsonrpc.Version, ID: jsonrpc.Int64ID(7), Method: "roots/list"}); err != nil {
+	s := httptransport.NewTestServer(t, nil)
+	sid := s.Initialize(httptransport.Version20251125)
+	r := s.OpenGET(t, sid)
+	if err := s.Engine.SessionRequest(sid, &jsonrpc.Message{JSONRPC: jsonrpc.Version, ID: jsonrpc.Int64ID(7), Method: "roots/list"}); err != nil {
 		t.Fatal(err)
 	}
-	m := r.nextMessage()
+	m := r.NextMessage()
 	if m.Method != "roots/list" || !m.ID.IsValid() || m.ID.Raw() == "7" {
 		t.Fatalf("request on the GET stream: %+v", m)
 	}
 	answer := `{"jsonrpc":"2.0","id":` + m.ID.Raw() + `,"result":{"roots":[]}}`
 	for i := range 2 {
-		if resp, _ := s.do("POST", sessionHeaders(sid, Version20251125), answer); resp.StatusCode != http.StatusAccepted {
+		if resp, _ := s.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), answer); resp.StatusCode != http.StatusAccepted {
 			t.Fatalf("answer: %d", resp.StatusCode)
 		}
 		select {
-		case got := <-s.engine.replies:
+		case got := <-s.Engine.Replies:
 			if i > 0 {
 				t.Fatalf("second answer delivered: %+v", got)
 			}
@@ -248,14 +233,14 @@ func TestSessionLevelRequest(t *testing.T) {
 
 	// The engine gives up on a request: the client hears of it under the
 	// id it saw, and a late answer reaches nobody.
-	if err := s.engine.sessionRequest(sid, &jsonrpc.Message{JSONRPC: jsonrpc.Version, ID: jsonrpc.Int64ID(8), Method: "roots/list"}); err != nil {
+	if err := s.Engine.SessionRequest(sid, &jsonrpc.Message{JSONRPC: jsonrpc.Version, ID: jsonrpc.Int64ID(8), Method: "roots/list"}); err != nil {
 		t.Fatal(err)
 	}
-	m = r.nextMessage()
-	if err := s.engine.sessionRequest(sid, jsonrpc.NewNotification("notifications/cancelled", json.RawMessage(`{"requestId":8,"reason":"timeout"}`))); err != nil {
+	m = r.NextMessage()
+	if err := s.Engine.SessionRequest(sid, jsonrpc.NewNotification("notifications/cancelled", json.RawMessage(`{"requestId":8,"reason":"timeout"}`))); err != nil {
 		t.Fatal(err)
 	}
-	c := r.nextMessage()
+	c := r.NextMessage()
 	var p struct {
 		RequestID jsonrpc.ID `json:"requestId"`
 		Reason    string     `json:"reason"`
@@ -263,9 +248,9 @@ func TestSessionLevelRequest(t *testing.T) {
 	if err := json.Unmarshal(c.Params, &p); err != nil || c.Method != "notifications/cancelled" || p.RequestID != m.ID || p.Reason != "timeout" {
 		t.Fatalf("cancelled %s %s, want requestId %s", c.Method, c.Params, m.ID.Raw())
 	}
-	s.do("POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":`+m.ID.Raw()+`,"result":{"roots":[]}}`)
+	s.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), `{"jsonrpc":"2.0","id":`+m.ID.Raw()+`,"result":{"roots":[]}}`)
 	select {
-	case got := <-s.engine.replies:
+	case got := <-s.Engine.Replies:
 		t.Fatalf("answer to a cancelled request delivered: %+v", got)
 	case <-time.After(100 * time.Millisecond):
 	}
@@ -274,33 +259,33 @@ func TestSessionLevelRequest(t *testing.T) {
 // TestSessionCancellation: dropping a 2025-era POST does not cancel the
 // call; notifications/cancelled does.
 func TestSessionCancellation(t *testing.T) {
-	s := newServer(t, nil)
-	sid := s.initialize(Version20251125)
+	s := httptransport.NewTestServer(t, nil)
+	sid := s.Initialize(httptransport.Version20251125)
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
-		req, _ := http.NewRequestWithContext(ctx, "POST", s.url, strings.NewReader(`{"jsonrpc":"2.0","id":"slow-1","method":"tools/call","params":{"name":"slow","arguments":{"text":"a"}}}`))
-		req.Header = sessionHeaders(sid, Version20251125)
+		req, _ := http.NewRequestWithContext(ctx, "POST", s.URL, strings.NewReader(`{"jsonrpc":"2.0","id":"slow-1","method":"tools/call","params":{"name":"slow","arguments":{"text":"a"}}}`))
+		req.Header = httptransport.SessionHeaders(sid, httptransport.Version20251125)
 		if resp, err := http.DefaultClient.Do(req); err == nil {
 			resp.Body.Close()
 		}
 	}()
-	<-s.engine.started
+	<-s.Engine.Started
 	cancel()
 	select {
-	case <-s.engine.cancelled:
+	case <-s.Engine.Cancelled:
 		t.Fatal("a dropped connection cancelled a 2025-era call")
 	case <-time.After(200 * time.Millisecond):
 	}
-	resp, _ := s.do("POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"slow-1","reason":"user"}}`)
+	resp, _ := s.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"slow-1","reason":"user"}}`)
 	if resp.StatusCode != 202 {
 		t.Fatalf("cancelled: %d", resp.StatusCode)
 	}
 	select {
-	case <-s.engine.cancelled:
+	case <-s.Engine.Cancelled:
 	case <-time.After(5 * time.Second):
 		t.Fatal("notifications/cancelled did not cancel the call")
 	}
-	if err := <-s.engine.sendErrs; err == nil {
+	if err := <-s.Engine.SendErrs; err == nil {
 		t.Error("Send after cancellation succeeded")
 	}
 }
@@ -309,19 +294,19 @@ func TestSessionCancellation(t *testing.T) {
 // stream with a session-unique id; the client's answer, POSTed later, gets
 // 202 and reaches the waiting call under the engine's id.
 func TestServerToClientRequest(t *testing.T) {
-	s := newServer(t, nil)
-	sid := s.initialize(Version20251125)
-	resp := s.open(context.Background(), "POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"sample"}}`)
-	r := newSSEReader(t, resp.Body)
-	req := r.nextMessage()
+	s := httptransport.NewTestServer(t, nil)
+	sid := s.Initialize(httptransport.Version20251125)
+	resp := s.Open(context.Background(), "POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"sample"}}`)
+	r := httptransport.NewSSEReader(t, resp.Body)
+	req := r.NextMessage()
 	if req.Method != "sampling/createMessage" || !req.ID.IsValid() {
 		t.Fatalf("got %+v", req)
 	}
 	answer := `{"jsonrpc":"2.0","id":` + req.ID.Raw() + `,"result":{"role":"assistant","content":{"type":"text","text":"hi"},"model":"m"}}`
-	if resp, body := s.do("POST", sessionHeaders(sid, Version20251125), answer); resp.StatusCode != 202 {
+	if resp, body := s.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), answer); resp.StatusCode != 202 {
 		t.Fatalf("answer: %d %s", resp.StatusCode, body)
 	}
-	final := r.nextMessage()
+	final := r.NextMessage()
 	if final.ID != jsonrpc.Int64ID(5) || !strings.Contains(string(final.Result), "assistant") {
 		t.Errorf("final %s %s", final.ID, final.Result)
 	}
@@ -330,40 +315,40 @@ func TestServerToClientRequest(t *testing.T) {
 // TestStatelessLegacy: with Options.Stateless, initialize mints no session
 // and any request is served on its own.
 func TestStatelessLegacy(t *testing.T) {
-	s := newServer(t, &Options{Stateless: true})
-	h := sessionHeaders("", "")
-	resp, body := s.do("POST", h, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
+	s := httptransport.NewTestServer(t, &httptransport.Options{Stateless: true})
+	h := httptransport.SessionHeaders("", "")
+	resp, body := s.Do("POST", h, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
 	if resp.StatusCode != 200 || resp.Header.Get("Mcp-Session-Id") != "" || !strings.Contains(body, "2025-11-25") {
 		t.Fatalf("initialize: %d %v %s", resp.StatusCode, resp.Header, body)
 	}
-	h.Set("Mcp-Protocol-Version", Version20251125)
-	resp, body = s.do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`)
+	h.Set("Mcp-Protocol-Version", httptransport.Version20251125)
+	resp, body = s.Do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`)
 	if resp.StatusCode != 200 || !strings.Contains(body, `"text":"x"`) {
 		t.Fatalf("call: %d %s", resp.StatusCode, body)
 	}
 	h.Del("Mcp-Protocol-Version")
-	if resp, _ := s.do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); resp.StatusCode != 200 {
+	if resp, _ := s.Do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); resp.StatusCode != 200 {
 		t.Errorf("no version header (assumed 2025-03-26): %d", resp.StatusCode)
 	}
-	if resp, _ := s.do("DELETE", h, ""); resp.StatusCode != http.StatusMethodNotAllowed {
+	if resp, _ := s.Do("DELETE", h, ""); resp.StatusCode != http.StatusMethodNotAllowed {
 		t.Errorf("DELETE: %d", resp.StatusCode)
 	}
 	// The standalone GET a 2025-era client sends after initialize: 405,
 	// never a 2024-11-05 session.
 	h.Set("Accept", "text/event-stream")
-	h.Set("Mcp-Protocol-Version", Version20251125)
-	if resp, body := s.do("GET", h, ""); resp.StatusCode != http.StatusMethodNotAllowed || strings.Contains(body, "event: endpoint") {
+	h.Set("Mcp-Protocol-Version", httptransport.Version20251125)
+	if resp, body := s.Do("GET", h, ""); resp.StatusCode != http.StatusMethodNotAllowed || strings.Contains(body, "event: endpoint") {
 		t.Errorf("stateless GET: %d %s", resp.StatusCode, body)
 	}
 	// A session id (one a client kept from a stateful deployment) is
 	// ignored on POST; GET and DELETE still have no session to act on.
-	h = sessionHeaders("KEPT-FROM-BEFORE", Version20251125)
-	if resp, body := s.do("POST", h, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"y"}}}`); resp.StatusCode != 200 || !strings.Contains(body, `"text":"y"`) {
+	h = httptransport.SessionHeaders("KEPT-FROM-BEFORE", httptransport.Version20251125)
+	if resp, body := s.Do("POST", h, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"y"}}}`); resp.StatusCode != 200 || !strings.Contains(body, `"text":"y"`) {
 		t.Errorf("POST with a session id: %d %s", resp.StatusCode, body)
 	}
 	for _, method := range []string{"GET", "DELETE"} {
 		h.Set("Accept", "text/event-stream")
-		if resp, _ := s.do(method, h, ""); resp.StatusCode != http.StatusMethodNotAllowed {
+		if resp, _ := s.Do(method, h, ""); resp.StatusCode != http.StatusMethodNotAllowed {
 			t.Errorf("%s with a session id: %d", method, resp.StatusCode)
 		}
 	}
@@ -372,22 +357,22 @@ func TestStatelessLegacy(t *testing.T) {
 // TestStatelessAbortCancels: a stateless 2025-era call has no session to
 // cancel it through, so dropping its POST cancels it.
 func TestStatelessAbortCancels(t *testing.T) {
-	s := newServer(t, &Options{Stateless: true})
+	s := httptransport.NewTestServer(t, &httptransport.Options{Stateless: true})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
-		req, _ := http.NewRequestWithContext(ctx, "POST", s.url, strings.NewReader(`{"jsonrpc":"2.0","id":"x1","method":"tools/call","params":{"name":"slow","arguments":{"text":"st"}}}`))
-		req.Header = sessionHeaders("", Version20251125)
-		if resp, err := s.client.Do(req); err == nil {
+		req, _ := http.NewRequestWithContext(ctx, "POST", s.URL, strings.NewReader(`{"jsonrpc":"2.0","id":"x1","method":"tools/call","params":{"name":"slow","arguments":{"text":"st"}}}`))
+		req.Header = httptransport.SessionHeaders("", httptransport.Version20251125)
+		if resp, err := s.Client.Do(req); err == nil {
 			resp.Body.Close()
 		}
 	}()
-	if got := <-s.engine.started; got != "st" {
+	if got := <-s.Engine.Started; got != "st" {
 		t.Fatalf("started %q", got)
 	}
 	cancel()
 	select {
-	case got := <-s.engine.cancelled:
+	case got := <-s.Engine.Cancelled:
 		if got != "st" {
 			t.Errorf("cancelled %q", got)
 		}
@@ -396,39 +381,16 @@ func TestStatelessAbortCancels(t *testing.T) {
 	}
 }
 
-// TestSessionExpiry: an idle session is ended, and its id then gets 404.
-func TestSessionExpiry(t *testing.T) {
-	s := newServer(t, &Options{SessionIdleTimeout: 40 * time.Millisecond})
-	sid := s.initialize(Version20251125)
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		resp, _ := s.do("POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
-		if resp.StatusCode == 404 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("session never expired")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	s.h.mu.Lock()
-	n := len(s.h.live)
-	s.h.mu.Unlock()
-	if n != 0 {
-		t.Errorf("%d live sessions after expiry", n)
-	}
-}
-
 // TestSessionIDFreeOnceAnswered: once a client has a call's answer, the
 // call is no longer in flight, so a request reusing its id is served (only
 // an id still in flight is refused), whatever the timing.
 func TestSessionIDFreeOnceAnswered(t *testing.T) {
-	s := newServer(t, nil)
-	sid := s.initialize(Version20250618)
-	h := sessionHeaders(sid, Version20250618)
+	s := httptransport.NewTestServer(t, nil)
+	sid := s.Initialize(httptransport.Version20250618)
+	h := httptransport.SessionHeaders(sid, httptransport.Version20250618)
 	h.Set("Accept", "application/json")
 	for i := range 300 {
-		resp, body := s.do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+		resp, body := s.Do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
 		if resp.StatusCode != 200 || strings.Contains(body, `"error"`) {
 			t.Fatalf("call %d reusing an answered id: %d %s", i, resp.StatusCode, body)
 		}
@@ -446,9 +408,9 @@ func TestSessionIDFreeOnceAnswered(t *testing.T) {
 // each, all held at once, some 700 MiB allocated for 131,071 error
 // answers. A batch at the bound is served, and the option moves it.
 func TestBatchMessagesBounded(t *testing.T) {
-	s := newServer(t, nil)
-	sid := s.initialize(Version20250326)
-	h := sessionHeaders(sid, Version20250326)
+	s := httptransport.NewTestServer(t, nil)
+	sid := s.Initialize(httptransport.Version20250326)
+	h := httptransport.SessionHeaders(sid, httptransport.Version20250326)
 	h.Set("Accept", "application/json")
 
 	const bodySize = 256 << 10
@@ -456,14 +418,14 @@ func TestBatchMessagesBounded(t *testing.T) {
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	resp, body := s.do("POST", h, junk)
+	resp, body := s.Do("POST", h, junk)
 	runtime.ReadMemStats(&after)
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16*uint64(len(junk)) {
 		t.Errorf("a %d KiB batch of junk cost %d MiB", len(junk)>>10, alloc>>20)
 	}
 	if resp.StatusCode != http.StatusBadRequest {
 		t.Errorf("batch of %d junk members: %d and %d bytes, want 400 and one -32600 error", bodySize/2-1, resp.StatusCode, len(body))
-	} else if _, code, _ := rpcError(t, body); code != jsonrpc.CodeInvalidRequest {
+	} else if _, code, _ := httptransport.RPCError(t, body); code != jsonrpc.CodeInvalidRequest {
 		t.Errorf("batch of %d junk members: %s, want -32600", bodySize/2-1, body)
 	}
 
@@ -481,92 +443,56 @@ func TestBatchMessagesBounded(t *testing.T) {
 		}
 		return len(arr)
 	}
-	if resp, body := s.do("POST", h, list(100)); resp.StatusCode != 200 || answers(body) != 100 {
+	if resp, body := s.Do("POST", h, list(100)); resp.StatusCode != 200 || answers(body) != 100 {
 		t.Errorf("batch of 100: %d, %d answers", resp.StatusCode, answers(body))
 	}
-	if resp, body := s.do("POST", h, list(101)); resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "101") {
+	if resp, body := s.Do("POST", h, list(101)); resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "101") {
 		t.Errorf("batch of 101: %d %s", resp.StatusCode, body)
 	}
 
-	s2 := newServer(t, &Options{MaxBatchMessages: 3})
-	sid2 := s2.initialize(Version20250326)
-	h2 := sessionHeaders(sid2, Version20250326)
+	s2 := httptransport.NewTestServer(t, &httptransport.Options{MaxBatchMessages: 3})
+	sid2 := s2.Initialize(httptransport.Version20250326)
+	h2 := httptransport.SessionHeaders(sid2, httptransport.Version20250326)
 	h2.Set("Accept", "application/json")
-	if resp, body := s2.do("POST", h2, list(3)); resp.StatusCode != 200 || answers(body) != 3 {
+	if resp, body := s2.Do("POST", h2, list(3)); resp.StatusCode != 200 || answers(body) != 3 {
 		t.Errorf("MaxBatchMessages 3, batch of 3: %d %s", resp.StatusCode, body)
 	}
-	if resp, _ := s2.do("POST", h2, list(4)); resp.StatusCode != http.StatusBadRequest {
+	if resp, _ := s2.Do("POST", h2, list(4)); resp.StatusCode != http.StatusBadRequest {
 		t.Errorf("MaxBatchMessages 3, batch of 4: %d", resp.StatusCode)
 	}
-	s3 := newServer(t, &Options{MaxBatchMessages: -1})
-	sid3 := s3.initialize(Version20250326)
-	h3 := sessionHeaders(sid3, Version20250326)
+	s3 := httptransport.NewTestServer(t, &httptransport.Options{MaxBatchMessages: -1})
+	sid3 := s3.Initialize(httptransport.Version20250326)
+	h3 := httptransport.SessionHeaders(sid3, httptransport.Version20250326)
 	h3.Set("Accept", "application/json")
-	if resp, body := s3.do("POST", h3, list(150)); resp.StatusCode != 200 || answers(body) != 150 {
+	if resp, body := s3.Do("POST", h3, list(150)); resp.StatusCode != 200 || answers(body) != 150 {
 		t.Errorf("MaxBatchMessages -1, batch of 150: %d, %d answers", resp.StatusCode, answers(body))
 	}
 }
 
 // which go test -race checks, and the session serves on.
 func TestBatchJSONClientLeaves(t *testing.T) {
-	s := newServer(t, nil)
-	s.engine.gate = make(chan struct{})
-	sid := s.initialize(Version20250326)
-	h := sessionHeaders(sid, Version20250326)
+	s := httptransport.NewTestServer(t, nil)
+	s.Engine.Gate = make(chan struct{})
+	sid := s.Initialize(httptransport.Version20250326)
+	h := httptransport.SessionHeaders(sid, httptransport.Version20250326)
 	h.Set("Accept", "application/json")
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		req, _ := http.NewRequestWithContext(ctx, "POST", s.url, strings.NewReader(`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"remember","arguments":{"text":"a"}}},{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"progress","arguments":{"count":2000},"_meta":{"progressToken":1}}}]`))
+		req, _ := http.NewRequestWithContext(ctx, "POST", s.URL, strings.NewReader(`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"remember","arguments":{"text":"a"}}},{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"progress","arguments":{"count":2000},"_meta":{"progressToken":1}}}]`))
 		req.Header = h
-		if resp, err := s.client.Do(req); err == nil {
+		if resp, err := s.Client.Do(req); err == nil {
 			resp.Body.Close()
 		}
 	}()
-	<-s.engine.started
+	<-s.Engine.Started
 	cancel()
 	<-done
-	close(s.engine.gate) // the calls go on, answering into the batch
-	if resp, body := s.do("POST", h, `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`); resp.StatusCode != 200 {
+	close(s.Engine.Gate) // the calls go on, answering into the batch
+	if resp, body := s.Do("POST", h, `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`); resp.StatusCode != 200 {
 		t.Errorf("the session after its batch's client left: %d %s", resp.StatusCode, body)
 	}
-}
-
-// TestRefusedDuplicateKeepsNothing: a request refused because its id is
-// in flight leaves no stream behind in the session (each such refusal
-// would otherwise hold one until the session ended).
-func TestRefusedDuplicateKeepsNothing(t *testing.T) {
-	s := newServer(t, nil)
-	sid := s.initialize(Version20251125)
-	h := sessionHeaders(sid, Version20251125)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		req, _ := http.NewRequestWithContext(ctx, "POST", s.url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"text":"s"}}}`))
-		req.Header = h
-		if resp, err := s.client.Do(req); err == nil {
-			resp.Body.Close()
-		}
-	}()
-	<-s.engine.started
-	for range 20 {
-		if resp, body := s.do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); !strings.Contains(body, "already in flight") {
-			t.Fatalf("duplicate id: %d %s", resp.StatusCode, body)
-		}
-	}
-	s.h.mu.Lock()
-	ls := s.h.live[sid]
-	s.h.mu.Unlock()
-	ls.mu.Lock()
-	n := len(ls.streams)
-	ls.mu.Unlock()
-	if n != 1 {
-		t.Errorf("%d call streams in the session, want 1 (the call in flight)", n)
-	}
-	cancel()
-	s.do("DELETE", h, "")
-	<-s.engine.cancelled
 }
 
 // TestServerRequestToJSONOnlyClient: a 2025-era call whose POST accepts
@@ -574,21 +500,21 @@ func TestRefusedDuplicateKeepsNothing(t *testing.T) {
 // once (ErrNoStream), so the engine answers instead of waiting forever for
 // a reply that cannot come.
 func TestServerRequestToJSONOnlyClient(t *testing.T) {
-	s := newServer(t, nil)
-	sid := s.initialize(Version20251125)
-	h := sessionHeaders(sid, Version20251125)
+	s := httptransport.NewTestServer(t, nil)
+	sid := s.Initialize(httptransport.Version20251125)
+	h := httptransport.SessionHeaders(sid, httptransport.Version20251125)
 	h.Set("Accept", "application/json")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "POST", s.url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sample","arguments":{"text":"s"}}}`))
+	req, _ := http.NewRequestWithContext(ctx, "POST", s.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sample","arguments":{"text":"s"}}}`))
 	req.Header = h
-	resp, err := s.client.Do(req)
+	resp, err := s.Client.Do(req)
 	if err != nil {
 		t.Fatalf("no answer: %v", err)
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if !strings.Contains(string(body), ErrNoStream.Error()) {
+	if !strings.Contains(string(body), httptransport.ErrNoStream.Error()) {
 		t.Errorf("answer %d %s, want the engine's error naming ErrNoStream", resp.StatusCode, body)
 	}
 }
@@ -598,11 +524,11 @@ func TestServerRequestToJSONOnlyClient(t *testing.T) {
 // send have no place in it and are dropped, and a server request fails at
 // once, as for any JSON-only POST.
 func TestBatchJSONOnlyResponses(t *testing.T) {
-	s := newServer(t, nil)
-	sid := s.initialize(Version20250326)
-	h := sessionHeaders(sid, Version20250326)
+	s := httptransport.NewTestServer(t, nil)
+	sid := s.Initialize(httptransport.Version20250326)
+	h := httptransport.SessionHeaders(sid, httptransport.Version20250326)
 	h.Set("Accept", "application/json")
-	resp, body := s.do("POST", h, `[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"progress","arguments":{"count":2},"_meta":{"progressToken":1}}},{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sample","arguments":{"text":"s"}}}]`)
+	resp, body := s.Do("POST", h, `[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"progress","arguments":{"count":2},"_meta":{"progressToken":1}}},{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sample","arguments":{"text":"s"}}}]`)
 	var arr []*jsonrpc.Message
 	if err := json.Unmarshal([]byte(body), &arr); resp.StatusCode != 200 || err != nil || len(arr) != 2 {
 		t.Fatalf("%d %s", resp.StatusCode, body)
@@ -611,69 +537,14 @@ func TestBatchJSONOnlyResponses(t *testing.T) {
 		if !m.IsResponse() {
 			t.Errorf("a batch's JSON answer holds %s", m.Method)
 		}
-		if m.ID.Raw() == "2" && (m.Error == nil || !strings.Contains(m.Error.Message, ErrNoStream.Error())) {
+		if m.ID.Raw() == "2" && (m.Error == nil || !strings.Contains(m.Error.Message, httptransport.ErrNoStream.Error())) {
 			t.Errorf("the server request in a JSON batch: %+v", m)
 		}
 	}
 	// Over SSE the same batch carries the notifications.
 	h.Set("Accept", "text/event-stream")
-	_, body = s.do("POST", h, `[{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"progress","arguments":{"count":2},"_meta":{"progressToken":1}}}]`)
+	_, body = s.Do("POST", h, `[{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"progress","arguments":{"count":2},"_meta":{"progressToken":1}}}]`)
 	if n := strings.Count(body, "notifications/progress"); n != 2 {
 		t.Errorf("SSE batch: %d progress notifications: %s", n, body)
-	}
-}
-
-// panickyEngine panics in Notify.
-type panickyEngine struct{ *testEngine }
-
-func (panickyEngine) Notify(context.Context, *Session, *jsonrpc.Message) { panic("notify exploded") }
-
-// TestNotifyPanicSurvived: an engine that panics on a client notification
-// costs the client nothing: the POST gets its 202, and the session serves
-// on.
-func TestNotifyPanicSurvived(t *testing.T) {
-	te := newTestEngine()
-	s := startServer(t, te, &Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, nil, false)
-	s.h.engine = panickyEngine{te}
-	sid := s.initialize(Version20251125)
-	h := sessionHeaders(sid, Version20251125)
-	if resp, err := s.client.Do(func() *http.Request {
-		req, _ := http.NewRequest("POST", s.url, strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
-		req.Header = h
-		return req
-	}()); err != nil || resp.StatusCode != http.StatusAccepted {
-		t.Fatalf("notification to a panicking engine: %v %v", resp, err)
-	}
-	if resp, body := s.do("POST", h, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); resp.StatusCode != 200 {
-		t.Errorf("the session after the panic: %d %s", resp.StatusCode, body)
-	}
-}
-
-// TestRefusedServerRequestForgotten: a server request Send could not send
-// (here to a POST that takes only JSON) leaves nothing waiting for its
-// answer; each refused one (the SDK's keepalive pings on a long call, say)
-// stayed registered until the call ended.
-func TestRefusedServerRequestForgotten(t *testing.T) {
-	s := newServer(t, nil)
-	sid := s.initialize(Version20251125)
-	s.h.mu.Lock()
-	ls := s.h.live[sid]
-	s.h.mu.Unlock()
-	if ls == nil {
-		t.Fatal("session not live")
-	}
-	st := s.h.newStream(nil, acceptance{json: true}, streamRole{})
-	call := &Call{Request: &jsonrpc.Message{JSONRPC: "2.0", ID: jsonrpc.Int64ID(9), Method: "tools/call"}, Version: Version20251125, live: ls, out: st, ctx: context.Background()}
-	for i := range 3 {
-		ping := &jsonrpc.Message{JSONRPC: "2.0", ID: jsonrpc.Int64ID(int64(i)), Method: "ping"}
-		if err := call.Send(context.Background(), ping); !errors.Is(err, ErrNoStream) {
-			t.Fatalf("Send: %v, want ErrNoStream", err)
-		}
-	}
-	ls.mu.Lock()
-	n := len(ls.pending)
-	ls.mu.Unlock()
-	if n != 0 {
-		t.Errorf("%d refused server requests still await answers", n)
 	}
 }

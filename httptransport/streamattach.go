@@ -6,13 +6,14 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mcpmount/mcpmount/httptransport/internal/wire"
 	"github.com/mcpmount/mcpmount/sse"
 )
 
 // detachParkedLocked releases a parked connection once its stream has
 // ended: no handler is waiting to detach it.
 func (s *stream) detachParkedLocked() {
-	if _, ok := s.resp.w.(*parkedWriter); ok {
+	if _, ok := s.resp.w.(*wire.ParkedWriter); ok {
 		s.detachLocked()
 	}
 }
@@ -63,7 +64,7 @@ func (s *stream) reconnectAfter() time.Duration {
 
 // parkOnLocked has the stream write to pw, the connection it was taken
 // over on, instead of net/http's response (park.go).
-func (s *stream) parkOnLocked(pw *parkedWriter) {
+func (s *stream) parkOnLocked(pw *wire.ParkedWriter) {
 	s.resp.w, s.resp.sw = pw, sse.NewWriter(pw)
 }
 
@@ -96,8 +97,8 @@ func (s *stream) detachLocked() {
 	if s.resp.w == nil {
 		return
 	}
-	if pw, ok := s.resp.w.(*parkedWriter); ok {
-		pw.close() // park.go: the watcher sees it and cleans up
+	if pw, ok := s.resp.w.(*wire.ParkedWriter); ok {
+		pw.Close() // park.go: the watcher sees it and cleans up
 	}
 	s.resp.w, s.resp.sw, s.resp.open = nil, nil, false
 	if s.resp.attachC != nil {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mcpmount/mcpmount/httptransport/internal/wire"
 	"github.com/mcpmount/mcpmount/internal/logval"
 	"github.com/mcpmount/mcpmount/sse"
 )
@@ -107,7 +108,7 @@ func (s *stream) writeEventLocked(e sse.Event, later bool) {
 		_ = s.resp.sw.SetWriteDeadline(time.Now().Add(d))
 	}
 	var err error
-	s.guard.begin(s.resp.sw)
+	s.guard.Begin(s.resp.sw)
 	switch {
 	case later:
 		err = s.resp.sw.Buffer(e)
@@ -116,7 +117,7 @@ func (s *stream) writeEventLocked(e sse.Event, later bool) {
 	default:
 		err = s.resp.sw.WriteEvent(e)
 	}
-	s.guard.end()
+	s.guard.End()
 	if err == nil {
 		if later {
 			s.deferFlushLocked()
@@ -153,7 +154,7 @@ func (s *stream) deferrable() bool {
 	if s.h.cfg.notifyDelay <= 0 || s.role.standalone || s.role.held {
 		return false
 	}
-	_, parked := s.resp.w.(*parkedWriter)
+	_, parked := s.resp.w.(*wire.ParkedWriter)
 	return !parked
 }
 
@@ -200,9 +201,9 @@ func (s *stream) flushPendingLocked() {
 	if d := s.h.cfg.writeTimeout; d > 0 {
 		_ = s.resp.sw.SetWriteDeadline(time.Now().Add(d))
 	}
-	s.guard.begin(s.resp.sw)
+	s.guard.Begin(s.resp.sw)
 	err := s.resp.sw.Flush()
-	s.guard.end()
+	s.guard.End()
 	if s.h.cfg.writeTimeout > 0 && err == nil {
 		_ = s.resp.sw.SetWriteDeadline(time.Time{})
 	}

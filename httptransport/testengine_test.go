@@ -11,7 +11,7 @@ import (
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
-// testEngine is a small engine that exercises every part of the seam, so
+// TestEngine is a small engine that exercises every part of the seam, so
 // the transport's tests run fast and without the SDK:
 //
 //   - tools/call "echo" answers {"text": arguments.text, "who": subject};
@@ -28,32 +28,32 @@ import (
 //   - subscriptions/listen acknowledges, then relays broadcasts, holding
 //     the stream with ErrHold when hold is set;
 //   - server/discover, initialize and tools/list answer; other methods -32601.
-type testEngine struct {
-	started   chan string // text of slow calls that started
-	cancelled chan string // text of slow calls whose context ended
-	sendErrs  chan error  // what Send returned after a slow call was cancelled
-	gate      chan struct{}
-	hold      bool // listen returns ErrHold instead of blocking
+type TestEngine struct {
+	Started   chan string // text of slow calls that started
+	Cancelled chan string // text of slow calls whose context ended
+	SendErrs  chan error  // what Send returned after a slow call was cancelled
+	Gate      chan struct{}
+	Hold      bool // listen returns ErrHold instead of blocking
 
-	mu        sync.Mutex
-	outs      map[string]Sender // session streams, by session id
-	listeners map[*Call]bool
-	notified  []string
-	replies   chan *jsonrpc.Message // answers to requests sent through a session's Sender
+	Mu        sync.Mutex
+	Outs      map[string]Sender // session streams, by session id
+	Listeners map[*Call]bool
+	Notified  []string
+	Replies   chan *jsonrpc.Message // answers to requests sent through a session's Sender
 }
 
-func newTestEngine() *testEngine {
-	return &testEngine{
-		started:   make(chan string, 64),
-		cancelled: make(chan string, 64),
-		sendErrs:  make(chan error, 64),
-		outs:      make(map[string]Sender),
-		listeners: make(map[*Call]bool),
-		replies:   make(chan *jsonrpc.Message, 8),
+func NewTestEngine() *TestEngine {
+	return &TestEngine{
+		Started:   make(chan string, 64),
+		Cancelled: make(chan string, 64),
+		SendErrs:  make(chan error, 64),
+		Outs:      make(map[string]Sender),
+		Listeners: make(map[*Call]bool),
+		Replies:   make(chan *jsonrpc.Message, 8),
 	}
 }
 
-func (e *testEngine) Describe(context.Context) *Description {
+func (e *TestEngine) Describe(context.Context) *Description {
 	return &Description{ToolHeaders: map[string][]HeaderParam{
 		"headered": {
 			{Header: "Region", Path: []string{"region"}, Type: "string"},
@@ -80,7 +80,7 @@ func result(id jsonrpc.ID, v any) *jsonrpc.Message {
 	return jsonrpc.NewResponse(id, b)
 }
 
-func (e *testEngine) Serve(ctx context.Context, call *Call) (*jsonrpc.Message, error) {
+func (e *TestEngine) Serve(ctx context.Context, call *Call) (*jsonrpc.Message, error) {
 	m := call.Request
 	switch m.Method {
 	case "initialize":
@@ -115,7 +115,7 @@ func (e *testEngine) Serve(ctx context.Context, call *Call) (*jsonrpc.Message, e
 	return jsonrpc.NewError(m.ID, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found: "+m.Method)), nil
 }
 
-func (e *testEngine) tool(ctx context.Context, call *Call) (*jsonrpc.Message, error) {
+func (e *TestEngine) tool(ctx context.Context, call *Call) (*jsonrpc.Message, error) {
 	m := call.Request
 	var p toolParams
 	if err := json.Unmarshal(m.Params, &p); err != nil {
@@ -130,9 +130,9 @@ func (e *testEngine) tool(ctx context.Context, call *Call) (*jsonrpc.Message, er
 		return result(m.ID, map[string]any{"text": p.Arguments.Text, "who": who}), nil
 	case "progress":
 		for i := 1; i <= int(p.Arguments.Count); i++ {
-			if i > 1 && e.gate != nil {
+			if i > 1 && e.Gate != nil {
 				select {
-				case <-e.gate:
+				case <-e.Gate:
 				case <-ctx.Done():
 					return nil, ctx.Err()
 				}
@@ -155,25 +155,25 @@ func (e *testEngine) tool(ctx context.Context, call *Call) (*jsonrpc.Message, er
 	case "hold":
 		return nil, ErrHold
 	case "slow":
-		e.started <- p.Arguments.Text
+		e.Started <- p.Arguments.Text
 		<-ctx.Done()
-		e.cancelled <- p.Arguments.Text
-		e.sendErrs <- call.Send(context.Background(), jsonrpc.NewNotification("notifications/message", json.RawMessage(`{"level":"info","data":"late"}`)))
+		e.Cancelled <- p.Arguments.Text
+		e.SendErrs <- call.Send(context.Background(), jsonrpc.NewNotification("notifications/message", json.RawMessage(`{"level":"info","data":"late"}`)))
 		return nil, ctx.Err()
 	case "notewait":
 		// One notification, then waits for its context like slow.
 		if err := call.Send(ctx, jsonrpc.NewNotification("notifications/message", json.RawMessage(`{"level":"info","data":"waiting"}`))); err != nil {
 			return nil, err
 		}
-		e.started <- p.Arguments.Text
+		e.Started <- p.Arguments.Text
 		<-ctx.Done()
-		e.cancelled <- p.Arguments.Text
+		e.Cancelled <- p.Arguments.Text
 		return nil, ctx.Err()
 	case "remember":
 		// Waits for the gate, then changes the session's state.
-		e.started <- p.Arguments.Text
+		e.Started <- p.Arguments.Text
 		select {
-		case <-e.gate:
+		case <-e.Gate:
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
@@ -204,16 +204,16 @@ func (e *testEngine) tool(ctx context.Context, call *Call) (*jsonrpc.Message, er
 	return jsonrpc.NewError(m.ID, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "unknown tool "+p.Name)), nil
 }
 
-func (e *testEngine) listen(ctx context.Context, call *Call) (*jsonrpc.Message, error) {
+func (e *TestEngine) listen(ctx context.Context, call *Call) (*jsonrpc.Message, error) {
 	ack := `{"notifications":{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/subscriptionId":` + call.Request.ID.Raw() + `}}`
-	e.mu.Lock()
-	e.listeners[call] = true
-	e.mu.Unlock()
-	if e.hold {
+	e.Mu.Lock()
+	e.Listeners[call] = true
+	e.Mu.Unlock()
+	if e.Hold {
 		context.AfterFunc(ctx, func() {
-			e.mu.Lock()
-			delete(e.listeners, call)
-			e.mu.Unlock()
+			e.Mu.Lock()
+			delete(e.Listeners, call)
+			e.Mu.Unlock()
 		})
 		if err := call.Send(ctx, jsonrpc.NewNotification("notifications/subscriptions/acknowledged", json.RawMessage(ack))); err != nil {
 			return nil, err
@@ -221,9 +221,9 @@ func (e *testEngine) listen(ctx context.Context, call *Call) (*jsonrpc.Message, 
 		return nil, ErrHold
 	}
 	defer func() {
-		e.mu.Lock()
-		delete(e.listeners, call)
-		e.mu.Unlock()
+		e.Mu.Lock()
+		delete(e.Listeners, call)
+		e.Mu.Unlock()
 	}()
 	if err := call.Send(ctx, jsonrpc.NewNotification("notifications/subscriptions/acknowledged", json.RawMessage(ack))); err != nil {
 		return nil, err
@@ -232,55 +232,55 @@ func (e *testEngine) listen(ctx context.Context, call *Call) (*jsonrpc.Message, 
 	return nil, ctx.Err()
 }
 
-// broadcast sends tools/list_changed to every listen stream and session.
-func (e *testEngine) broadcast() {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for c := range e.listeners {
+// Broadcast sends tools/list_changed to every listen stream and session.
+func (e *TestEngine) Broadcast() {
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
+	for c := range e.Listeners {
 		params := `{"_meta":{"io.modelcontextprotocol/subscriptionId":` + c.Request.ID.Raw() + `}}`
 		_ = c.Send(context.Background(), jsonrpc.NewNotification("notifications/tools/list_changed", json.RawMessage(params)))
 	}
-	for _, out := range e.outs {
+	for _, out := range e.Outs {
 		_ = out.Send(context.Background(), jsonrpc.NewNotification("notifications/tools/list_changed", nil))
 	}
 }
 
-func (e *testEngine) listenerCount() int {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return len(e.listeners)
+func (e *TestEngine) ListenerCount() int {
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
+	return len(e.Listeners)
 }
 
-func (e *testEngine) Notify(_ context.Context, sess *Session, msg *jsonrpc.Message) {
-	e.mu.Lock()
-	e.notified = append(e.notified, msg.Method)
-	e.mu.Unlock()
+func (e *TestEngine) Notify(_ context.Context, sess *Session, msg *jsonrpc.Message) {
+	e.Mu.Lock()
+	e.Notified = append(e.Notified, msg.Method)
+	e.Mu.Unlock()
 }
 
 // Reply implements SessionReplier.
-func (e *testEngine) Reply(_ context.Context, _ *Session, msg *jsonrpc.Message) {
-	e.replies <- msg
+func (e *TestEngine) Reply(_ context.Context, _ *Session, msg *jsonrpc.Message) {
+	e.Replies <- msg
 }
 
-// sessionRequest sends a request outside any call, on session sid's stream.
-func (e *testEngine) sessionRequest(sid string, msg *jsonrpc.Message) error {
-	e.mu.Lock()
-	out := e.outs[sid]
-	e.mu.Unlock()
+// SessionRequest sends a request outside any call, on session sid's stream.
+func (e *TestEngine) SessionRequest(sid string, msg *jsonrpc.Message) error {
+	e.Mu.Lock()
+	out := e.Outs[sid]
+	e.Mu.Unlock()
 	if out == nil {
 		return errors.New("no such session")
 	}
 	return out.Send(context.Background(), msg)
 }
 
-func (e *testEngine) OpenSession(ctx context.Context, sess *Session, out Sender) error {
-	e.mu.Lock()
-	e.outs[sess.ID] = out
-	e.mu.Unlock()
+func (e *TestEngine) OpenSession(ctx context.Context, sess *Session, out Sender) error {
+	e.Mu.Lock()
+	e.Outs[sess.ID] = out
+	e.Mu.Unlock()
 	context.AfterFunc(ctx, func() {
-		e.mu.Lock()
-		delete(e.outs, sess.ID)
-		e.mu.Unlock()
+		e.Mu.Lock()
+		delete(e.Outs, sess.ID)
+		e.Mu.Unlock()
 	})
 	return nil
 }

@@ -1,96 +1,29 @@
-package httptransport
+package httptransport_test
 
 import (
-	"bufio"
 	"context"
-	"fmt"
-	"net"
-	"net/http"
-	"runtime"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpmount/mcpmount/httptransport"
 )
-
-// stalledPost sends body as a POST with the given headers over a raw TCP
-// connection with a tiny receive buffer, reads the response's headers, and
-// never reads again: a client that stopped reading its call's stream.
-func stalledPost(t *testing.T, s *server, header http.Header, body string) net.Conn {
-	t.Helper()
-	addr := s.srv.Listener.Addr().String()
-	conn := dialTinyBuffer(t, addr)
-	fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Length: %d\r\n", addr, len(body))
-	for k, vs := range header {
-		for _, v := range vs {
-			fmt.Fprintf(conn, "%s: %s\r\n", k, v)
-		}
-	}
-	fmt.Fprintf(conn, "\r\n%s", body)
-	resp, err := http.ReadResponse(bufio.NewReaderSize(conn, 512), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.StatusCode != 200 {
-		t.Fatalf("POST: %d", resp.StatusCode)
-	}
-	return conn
-}
-
-// toolBlockedInWrite reports whether a write of a stream waits on its
-// client's connection: the tool's own, or the flush of its coalesced
-// notifications (then the tool waits for the stream's lock).
-func toolBlockedInWrite() bool {
-	buf := make([]byte, 16<<20)
-	buf = buf[:runtime.Stack(buf, true)]
-	for _, g := range strings.Split(string(buf), "\n\n") {
-		if strings.Contains(g, "httptransport.(*stream)") && strings.Contains(g, "waitWrite") {
-			return true
-		}
-	}
-	return false
-}
-
-// TestCancelEndsBlockedWrite: a 2025 call whose client stopped reading
-// blocks in Send once the connection's buffers are full; the client's
-// notifications/cancelled ends that write at once, not at the per-write
-// deadline (here ten minutes), and the engine's call returns.
-func TestCancelEndsBlockedWrite(t *testing.T) {
-	s := newServer(t, &Options{WriteTimeout: 10 * time.Minute})
-	sid := s.initialize(Version20251125)
-	stalledPost(t, s, sessionHeaders(sid, Version20251125),
-		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"progress","arguments":{"count":100000000},"_meta":{"progressToken":"p"}}}`)
-	for deadline := time.Now().Add(20 * time.Second); !toolBlockedInWrite(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the call never blocked on its client")
-		}
-	}
-	time.Sleep(2 * stuckWrite)
-	if resp, _ := s.do("POST", sessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`); resp.StatusCode != http.StatusAccepted {
-		t.Fatalf("notifications/cancelled: %d", resp.StatusCode)
-	}
-	for deadline := time.Now().Add(20 * time.Second); goroutinesIn("(*testEngine).tool") > 0; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the cancelled call is still blocked in its write 20 s later")
-		}
-	}
-}
 
 // TestShutdownEndsBlockedWrite: the same for a 2026-07-28 call that
 // Shutdown abandons at its deadline.
 func TestShutdownEndsBlockedWrite(t *testing.T) {
-	s := newServer(t, &Options{WriteTimeout: 10 * time.Minute})
-	h := modernHeaders("tools/call")
+	s := httptransport.NewTestServer(t, &httptransport.Options{WriteTimeout: 10 * time.Minute})
+	h := httptransport.ModernHeaders("tools/call")
 	h.Set("Mcp-Name", "progress")
-	stalledPost(t, s, h, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"progress","arguments":{"count":100000000},"_meta":{"progressToken":"p",`+meta[len(`"_meta":{`):]+`}}`)
-	for deadline := time.Now().Add(20 * time.Second); !toolBlockedInWrite(); time.Sleep(10 * time.Millisecond) {
+	httptransport.StalledPost(t, s, h, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"progress","arguments":{"count":100000000},"_meta":{"progressToken":"p",`+httptransport.Meta[len(`"_meta":{`):]+`}}`)
+	for deadline := time.Now().Add(20 * time.Second); !httptransport.ToolBlockedInWrite(); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the call never blocked on its client")
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	_ = s.h.Shutdown(ctx)
-	for deadline := time.Now().Add(20 * time.Second); goroutinesIn("(*testEngine).tool") > 0; time.Sleep(10 * time.Millisecond) {
+	_ = s.Handler.Shutdown(ctx)
+	for deadline := time.Now().Add(20 * time.Second); httptransport.GoroutinesIn("(*TestEngine).tool") > 0; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the abandoned call is still blocked in its write 20 s later")
 		}
