@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -67,12 +68,12 @@ func BenchmarkObserverAlone(b *testing.B) {
 		Transport: httptransport.TransportModern, RemoteAddr: "127.0.0.1:40000", Proto: "HTTP/1.1"}
 	resp := jsonrpc.NewResponse(m.ID, json.RawMessage(`{"content":[{"type":"text","text":"hello, world"}]}`))
 	b.ReportAllocs()
-	start := cpuTime()
+	cost := startCost()
 	for b.Loop() {
 		_, end := obs.StartCall(context.Background(), info)
 		end(httptransport.CallOutcome{Response: resp, Status: http.StatusOK})
 	}
-	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+	cost.report(b)
 }
 
 // newBenchObserver is otelmcp on the real SDK as a service would run it:
@@ -124,23 +125,41 @@ func benchCall(b *testing.B, obs httptransport.Observer) {
 	do()
 	b.ReportAllocs()
 	b.ResetTimer()
-	start := cpuTime()
+	cost := startCost()
 	for b.Loop() {
 		do()
 	}
-	// CPU time (the process's, client included, GC and the span
-	// batcher's goroutine too) is steadier than wall time on a shared
-	// machine, and is what the observer costs the server.
-	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+	cost.report(b)
 }
 
-// cpuTime is the process's user and system CPU time so far.
-func cpuTime() time.Duration {
+// cost is what a benchmark's loop costs the process from its start: CPU
+// time (user and system, the client's included, GC and the span batcher's
+// goroutine too), steadier than wall time on a shared machine and what
+// the observer costs a server; and garbage collections.
+type cost struct {
+	cpu time.Duration
+	gcs uint32
+}
+
+// startCost reads the process's cost so far.
+func startCost() cost {
+	var c cost
 	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err == nil {
+		c.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	c.gcs = ms.NumGC
+	return c
+}
+
+// report reports the cost since c per iteration of b: cpu-ns/op and
+// GCs/kop (collections per thousand iterations).
+func (c cost) report(b *testing.B) {
+	now := startCost()
+	b.ReportMetric(float64(now.cpu-c.cpu)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(now.gcs-c.gcs)*1000/float64(b.N), "GCs/kop")
 }
 
 // benchDirect serves the call through Handler.ServeHTTP in process, no
@@ -175,9 +194,9 @@ func benchDirect(b *testing.B, obs httptransport.Observer) {
 	do()
 	b.ReportAllocs()
 	b.ResetTimer()
-	start := cpuTime()
+	cost := startCost()
 	for b.Loop() {
 		do()
 	}
-	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+	cost.report(b)
 }
