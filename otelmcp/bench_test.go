@@ -15,9 +15,11 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/mcpmount/mcpmount/adapters/gosdk"
 	"github.com/mcpmount/mcpmount/httptransport"
@@ -76,11 +78,47 @@ func BenchmarkObserverAlone(b *testing.B) {
 	cost.report(b)
 }
 
+// BenchmarkServe2026JSONSpans is BenchmarkServe2026JSON/observer=otel
+// with what the tracer does varied, to tell apart what the observer's
+// cost is made of: no-op providers (the seam and otelmcp's own code);
+// the SDK's spans ended straight to the exporter (WithSyncer), which
+// keeps none; the batch span processor with its default of 512 spans per
+// export (observer=otel), and with 128.
+func BenchmarkServe2026JSONSpans(b *testing.B) {
+	b.Run("providers=noop", func(b *testing.B) {
+		obs, err := otelmcp.New(&otelmcp.Options{TracerProvider: tracenoop.NewTracerProvider(), MeterProvider: metricnoop.NewMeterProvider()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchDirect(b, obs)
+	})
+	for _, v := range []struct {
+		name  string
+		spans sdktrace.TracerProviderOption
+	}{
+		{"spans=syncer", sdktrace.WithSyncer(tracetest.NewNoopExporter())},
+		{"spans=batch512", sdktrace.WithBatcher(tracetest.NewNoopExporter())},
+		{"spans=batch128", sdktrace.WithBatcher(tracetest.NewNoopExporter(), sdktrace.WithMaxExportBatchSize(128))},
+	} {
+		b.Run(v.name, func(b *testing.B) {
+			obs, stop := newObserverWith(b, v.spans)
+			defer stop()
+			benchDirect(b, obs)
+		})
+	}
+}
+
 // newBenchObserver is otelmcp on the real SDK as a service would run it:
 // every span sampled and batched (to an exporter that drops them), metrics
 // aggregated for a reader.
 func newBenchObserver(b *testing.B) (*otelmcp.Observer, func()) {
-	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
+	return newObserverWith(b, sdktrace.WithBatcher(tracetest.NewNoopExporter()))
+}
+
+// newObserverWith is otelmcp on the real SDK, every span sampled and
+// handed to spans, metrics aggregated for a reader.
+func newObserverWith(b *testing.B, spans sdktrace.TracerProviderOption) (*otelmcp.Observer, func()) {
+	tp := sdktrace.NewTracerProvider(spans)
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
 	obs, err := otelmcp.New(&otelmcp.Options{TracerProvider: tp, MeterProvider: mp})
 	if err != nil {
