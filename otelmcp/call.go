@@ -82,12 +82,13 @@ func (o *Observer) StartCall(ctx context.Context, call *httptransport.CallInfo) 
 	}
 	ctx, span := o.tracer.Start(parent, name, opts...)
 	o.callsActive.Add(ctx, 1, o.inFlight[shape.method]...)
-	return ctx, func(out httptransport.CallOutcome) { o.endCall(ctx, span, name, shape, start, out) }
+	remote := call.RemoteAddr
+	return ctx, func(out httptransport.CallOutcome) { o.endCall(ctx, span, name, shape, remote, start, out) }
 }
 
-// endCall ends the span of a call of shape s, named name, and records its
-// duration since start.
-func (o *Observer) endCall(ctx context.Context, span trace.Span, name string, s callShape, start time.Time, out httptransport.CallOutcome) {
+// endCall ends the span of a call of shape s, named name, from the client
+// at remote, and records its duration since start.
+func (o *Observer) endCall(ctx context.Context, span trace.Span, name string, s callShape, remote string, start time.Time, out httptransport.CallOutcome) {
 	o.callsActive.Add(ctx, -1, o.inFlight[s.method]...)
 	k := seriesKey{callShape: s}
 	switch {
@@ -107,7 +108,7 @@ func (o *Observer) endCall(ctx context.Context, span trace.Span, name string, s 
 		k.errType = errorTypeTool
 		span.SetStatus(codes.Error, "tool returned isError")
 	}
-	span.SetAttributes(endAttrs(&k, out.Status)...)
+	span.SetAttributes(endAttrs(&k, remote, out.Status)...)
 	span.End()
 	if k.target != "" && !out.Cancelled {
 		// The engine answered without -32601 or -32602: the name is no

@@ -8,16 +8,14 @@ import (
 
 // startAttrs are the attributes a call's span starts with, those a
 // sampler can see: the method, the tool or prompt, the protocol version,
-// the connection's, the JSON-RPC version and id, the resource's URI, the
-// session and the client's address and port.
+// the JSON-RPC version and id, the resource's URI and the session.
 func startAttrs(call *httptransport.CallInfo, p *callParams, s callShape) []attribute.KeyValue {
-	attrs := make([]attribute.KeyValue, 0, 13)
+	attrs := make([]attribute.KeyValue, 0, 8)
 	attrs = append(attrs, keyJSONRPCVer.String("2.0"), keyMethod.String(call.Method))
 	if s.targetKey != "" {
 		attrs = append(attrs, s.targetKey.String(s.target))
 	}
 	attrs = s.appendOperation(attrs)
-	attrs = networkAttrs(attrs, s.proto)
 	if id := requestID(call.ID); id != "" {
 		attrs = append(attrs, keyRequestID.String(id))
 	}
@@ -27,13 +25,27 @@ func startAttrs(call *httptransport.CallInfo, p *callParams, s callShape) []attr
 	if call.SessionID != "" {
 		attrs = append(attrs, keySession.String(call.SessionID))
 	}
-	return clientAttrs(attrs, call.RemoteAddr)
+	return attrs
 }
 
 // endAttrs are the attributes a call's span gets as it ends, in one
-// slice: the JSON-RPC error code, error.type and the HTTP status.
-func endAttrs(k *seriesKey, status int) []attribute.KeyValue {
-	attrs := make([]attribute.KeyValue, 0, 3)
+// slice: the connection's (network.*, client.*; see docs/observability.md,
+// "Cost", for why they wait), the JSON-RPC error code, error.type and the
+// HTTP status.
+func endAttrs(k *seriesKey, remote string, status int) []attribute.KeyValue {
+	n := 5 // network.transport, .protocol.name, .protocol.version, client.address, client.port
+	if k.rpcError {
+		n++
+	}
+	if k.errType != "" {
+		n++
+	}
+	if status != 0 {
+		n++
+	}
+	attrs := make([]attribute.KeyValue, 0, n)
+	attrs = networkAttrs(attrs, k.proto)
+	attrs = clientAttrs(attrs, remote)
 	if k.rpcError {
 		attrs = append(attrs, keyRPCStatus.String(k.errType))
 	}
