@@ -16,6 +16,8 @@ import (
 // metaCarrier reads the W3C trace context and baggage of params._meta.
 type metaCarrier struct{ traceparent, tracestate, baggage string }
 
+// Get returns the value of key, one of the three _meta keys the observer
+// reads; "" for any other.
 func (c *metaCarrier) Get(key string) string {
 	switch key {
 	case "traceparent":
@@ -28,8 +30,10 @@ func (c *metaCarrier) Get(key string) string {
 	return ""
 }
 
+// Set does nothing: the carrier is only read.
 func (c *metaCarrier) Set(string, string) {}
 
+// Keys returns the keys Get reads.
 func (c *metaCarrier) Keys() []string { return []string{"traceparent", "tracestate", "baggage"} }
 
 var _ propagation.TextMapCarrier = (*metaCarrier)(nil)

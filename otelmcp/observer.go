@@ -101,10 +101,11 @@ func New(opts *Options) (*Observer, error) {
 	}
 	meter := mp.Meter(ScopeName)
 	o := &Observer{
-		tracer: tp.Tracer(ScopeName), propagator: prop,
-		inFlight: inFlightOptions(),
-		names:    newMemo[nameKey, string](maxNames),
-		series:   newMemo[seriesKey, []metric.RecordOption](maxSeries),
+		tracer:     tp.Tracer(ScopeName),
+		propagator: prop,
+		inFlight:   inFlightOptions(),
+		names:      newMemo[nameKey, string](maxNames),
+		series:     newMemo[seriesKey, []metric.RecordOption](maxSeries),
 	}
 	var errs []error
 	add := func(err error) {
