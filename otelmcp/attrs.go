@@ -123,16 +123,6 @@ func foldsTo(key []byte) bool {
 
 var readNames = []string{"name", "uri", "_meta", "traceparent", "tracestate", "baggage"}
 
-// target is the low-cardinality part of a span name after the method:
-// the tool's or the prompt's name (resource URIs are not low-cardinality).
-func target(method string, p *callParams) string {
-	switch method {
-	case "tools/call", "prompts/get":
-		return p.Name
-	}
-	return ""
-}
-
 // requestID is the id as the conventions record it: a string id without
 // its quotes, a number as written; "" for none or null.
 func requestID(id jsonrpc.ID) string {
@@ -158,11 +148,11 @@ func protoVersion(proto string) string {
 }
 
 // networkAttrs appends the attributes of the connection: transport,
-// protocol and its version.
-func networkAttrs(attrs []attribute.KeyValue, proto string) []attribute.KeyValue {
+// protocol and, unless "", its version (see protoVersion).
+func networkAttrs(attrs []attribute.KeyValue, version string) []attribute.KeyValue {
 	attrs = append(attrs, keyNetTransport.String("tcp"), keyNetProto.String("http"))
-	if v := protoVersion(proto); v != "" {
-		attrs = append(attrs, keyNetProtoVer.String(v))
+	if version != "" {
+		attrs = append(attrs, keyNetProtoVer.String(version))
 	}
 	return attrs
 }

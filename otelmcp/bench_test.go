@@ -8,15 +8,18 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/mcpmount/mcpmount/adapters/gosdk"
 	"github.com/mcpmount/mcpmount/httptransport"
@@ -67,19 +70,55 @@ func BenchmarkObserverAlone(b *testing.B) {
 		Transport: httptransport.TransportModern, RemoteAddr: "127.0.0.1:40000", Proto: "HTTP/1.1"}
 	resp := jsonrpc.NewResponse(m.ID, json.RawMessage(`{"content":[{"type":"text","text":"hello, world"}]}`))
 	b.ReportAllocs()
-	start := cpuTime()
+	cost := startCost()
 	for b.Loop() {
 		_, end := obs.StartCall(context.Background(), info)
 		end(httptransport.CallOutcome{Response: resp, Status: http.StatusOK})
 	}
-	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+	cost.report(b)
+}
+
+// BenchmarkServe2026JSONSpans is BenchmarkServe2026JSON/observer=otel
+// with what the tracer does varied, to tell apart what the observer's
+// cost is made of: no-op providers (the seam and otelmcp's own code);
+// the SDK's spans ended straight to the exporter (WithSyncer), which
+// keeps none; the batch span processor with its default of 512 spans per
+// export (observer=otel), and with 128.
+func BenchmarkServe2026JSONSpans(b *testing.B) {
+	b.Run("providers=noop", func(b *testing.B) {
+		obs, err := otelmcp.New(&otelmcp.Options{TracerProvider: tracenoop.NewTracerProvider(), MeterProvider: metricnoop.NewMeterProvider()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchDirect(b, obs)
+	})
+	for _, v := range []struct {
+		name  string
+		spans sdktrace.TracerProviderOption
+	}{
+		{"spans=syncer", sdktrace.WithSyncer(tracetest.NewNoopExporter())},
+		{"spans=batch512", sdktrace.WithBatcher(tracetest.NewNoopExporter())},
+		{"spans=batch128", sdktrace.WithBatcher(tracetest.NewNoopExporter(), sdktrace.WithMaxExportBatchSize(128))},
+	} {
+		b.Run(v.name, func(b *testing.B) {
+			obs, stop := newObserverWith(b, v.spans)
+			defer stop()
+			benchDirect(b, obs)
+		})
+	}
 }
 
 // newBenchObserver is otelmcp on the real SDK as a service would run it:
 // every span sampled and batched (to an exporter that drops them), metrics
 // aggregated for a reader.
 func newBenchObserver(b *testing.B) (*otelmcp.Observer, func()) {
-	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
+	return newObserverWith(b, sdktrace.WithBatcher(tracetest.NewNoopExporter()))
+}
+
+// newObserverWith is otelmcp on the real SDK, every span sampled and
+// handed to spans, metrics aggregated for a reader.
+func newObserverWith(b *testing.B, spans sdktrace.TracerProviderOption) (*otelmcp.Observer, func()) {
+	tp := sdktrace.NewTracerProvider(spans)
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
 	obs, err := otelmcp.New(&otelmcp.Options{TracerProvider: tp, MeterProvider: mp})
 	if err != nil {
@@ -124,23 +163,41 @@ func benchCall(b *testing.B, obs httptransport.Observer) {
 	do()
 	b.ReportAllocs()
 	b.ResetTimer()
-	start := cpuTime()
+	cost := startCost()
 	for b.Loop() {
 		do()
 	}
-	// CPU time (the process's, client included, GC and the span
-	// batcher's goroutine too) is steadier than wall time on a shared
-	// machine, and is what the observer costs the server.
-	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+	cost.report(b)
 }
 
-// cpuTime is the process's user and system CPU time so far.
-func cpuTime() time.Duration {
+// cost is what a benchmark's loop costs the process from its start: CPU
+// time (user and system, the client's included, GC and the span batcher's
+// goroutine too), steadier than wall time on a shared machine and what
+// the observer costs a server; and garbage collections.
+type cost struct {
+	cpu time.Duration
+	gcs uint32
+}
+
+// startCost reads the process's cost so far.
+func startCost() cost {
+	var c cost
 	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err == nil {
+		c.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	c.gcs = ms.NumGC
+	return c
+}
+
+// report reports the cost since c per iteration of b: cpu-ns/op and
+// GCs/kop (collections per thousand iterations).
+func (c cost) report(b *testing.B) {
+	now := startCost()
+	b.ReportMetric(float64(now.cpu-c.cpu)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(now.gcs-c.gcs)*1000/float64(b.N), "GCs/kop")
 }
 
 // benchDirect serves the call through Handler.ServeHTTP in process, no
@@ -175,9 +232,9 @@ func benchDirect(b *testing.B, obs httptransport.Observer) {
 	do()
 	b.ReportAllocs()
 	b.ResetTimer()
-	start := cpuTime()
+	cost := startCost()
 	for b.Loop() {
 		do()
 	}
-	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+	cost.report(b)
 }

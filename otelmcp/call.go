@@ -5,38 +5,38 @@ import (
 	"strconv"
 	"time"
 
-	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/propagation"
-	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
-	"go.opentelemetry.io/otel/semconv/v1.41.0/mcpconv"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcpmount/mcpmount/httptransport"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
-// metaCarrier reads the W3C trace context and baggage from params._meta.
-type metaCarrier struct{ p *callParams }
+// metaCarrier reads the W3C trace context and baggage of params._meta.
+type metaCarrier struct{ traceparent, tracestate, baggage string }
 
-func (c metaCarrier) Get(key string) string {
+// Get returns the value of key, one of the three _meta keys the observer
+// reads; "" for any other.
+func (c *metaCarrier) Get(key string) string {
 	switch key {
 	case "traceparent":
-		return c.p.Meta.Traceparent
+		return c.traceparent
 	case "tracestate":
-		return c.p.Meta.Tracestate
+		return c.tracestate
 	case "baggage":
-		return c.p.Meta.Baggage
+		return c.baggage
 	}
 	return ""
 }
 
-func (c metaCarrier) Set(string, string) {}
+// Set does nothing: the carrier is only read.
+func (c *metaCarrier) Set(string, string) {}
 
-func (c metaCarrier) Keys() []string { return []string{"traceparent", "tracestate", "baggage"} }
+// Keys returns the keys Get reads.
+func (c *metaCarrier) Keys() []string { return []string{"traceparent", "tracestate", "baggage"} }
 
-var _ propagation.TextMapCarrier = metaCarrier{}
+var _ propagation.TextMapCarrier = (*metaCarrier)(nil)
 
 // knownMethods are the request methods of the MCP specification (every
 // era). Others, which any client can make up, are named "_OTHER" in span
@@ -55,6 +55,9 @@ var knownMethods = map[string]bool{
 // otherMethod names an unknown method in span names and metrics.
 const otherMethod = "_OTHER"
 
+// serverKind is the kind of a call's span.
+var serverKind = trace.WithSpanKind(trace.SpanKindServer)
+
 // StartCall implements httptransport.Observer: it starts the call's
 // SERVER span, named "{mcp.method.name} {target}", and returns the
 // context that carries it, and what ends it and records the call's
@@ -62,39 +65,16 @@ const otherMethod = "_OTHER"
 func (o *Observer) StartCall(ctx context.Context, call *httptransport.CallInfo) (context.Context, func(httptransport.CallOutcome)) {
 	start := time.Now()
 	p := parseParams(call.Params)
-	method := call.Method
-	if !knownMethods[method] {
-		method = otherMethod
+	shape := shapeOf(call, &p)
+	name, named := o.names.load(nameKey{shape.method, shape.target})
+	if !named {
+		name = shape.spanName()
 	}
-	name := method
-	if t := target(call.Method, &p); t != "" {
-		name += " " + t
-	}
-
-	// Attributes shared by the span and the duration histogram.
-	common := make([]attribute.KeyValue, 0, 8)
-	var targetAttr attribute.KeyValue // the tool's or prompt's name
-	switch call.Method {
-	case "tools/call":
-		targetAttr = keyToolName.String(p.Name)
-		common = append(common, semconv.GenAIOperationNameExecuteTool)
-	case "prompts/get":
-		targetAttr = keyPromptName.String(p.Name)
-	}
-	if call.Version != "" {
-		common = append(common, keyMCPVersion.String(call.Version))
-	}
-	common = networkAttrs(common, call.Proto)
-	spanAttrs := append(spanOnlyAttrs(call, &p), common...)
-	spanAttrs = append(spanAttrs, keyMethod.String(call.Method))
-	if targetAttr.Valid() {
-		spanAttrs = append(spanAttrs, targetAttr)
-	}
-
-	opts := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(spanAttrs...)}
+	opts := []trace.SpanStartOption{serverKind, trace.WithAttributes(startAttrs(call, &p, shape)...)}
 	parent := ctx
 	if p.Meta.Traceparent != "" {
-		if remote := o.propagator.Extract(ctx, metaCarrier{&p}); trace.SpanContextFromContext(remote).IsValid() {
+		carrier := &metaCarrier{p.Meta.Traceparent, p.Meta.Tracestate, p.Meta.Baggage}
+		if remote := o.propagator.Extract(ctx, carrier); trace.SpanContextFromContext(remote).IsValid() {
 			// The client's context is the parent; the HTTP request's span
 			// (otelhttp), if any, a link (MCP conventions, "Context
 			// propagation").
@@ -105,61 +85,42 @@ func (o *Observer) StartCall(ctx context.Context, call *httptransport.CallInfo) 
 		}
 	}
 	ctx, span := o.tracer.Start(parent, name, opts...)
-	methodAttr := metric.WithAttributes(keyMethod.String(method))
-	o.callsActive.Add(ctx, 1, methodAttr)
-
-	return ctx, func(out httptransport.CallOutcome) {
-		o.callsActive.Add(ctx, -1, methodAttr)
-		metricAttrs := common
-		var errType string
-		switch {
-		case out.Cancelled:
-			errType = "cancelled"
-		case out.Response != nil && out.Response.Error != nil:
-			code := out.Response.Error.Code
-			errType = strconv.FormatInt(code, 10)
-			span.SetAttributes(keyRPCStatus.String(errType))
-			metricAttrs = append(metricAttrs, keyRPCStatus.String(errType))
-			span.SetStatus(codes.Error, out.Response.Error.Message)
-			if code == jsonrpc.CodeMethodNotFound || code == jsonrpc.CodeInvalidParams {
-				// No such tool or prompt, perhaps: a name the client made
-				// up names neither the span nor a metric.
-				targetAttr = attribute.KeyValue{}
-				span.SetName(method)
-			}
-		case out.Response != nil && call.Method == "tools/call" && isToolError(out.Response.Result):
-			errType = errorTypeTool
-			span.SetStatus(codes.Error, "tool returned isError")
-		}
-		if errType != "" {
-			span.SetAttributes(keyErrorType.String(errType))
-			metricAttrs = append(metricAttrs, keyErrorType.String(errType))
-		}
-		if targetAttr.Valid() {
-			metricAttrs = append(metricAttrs, targetAttr)
-		}
-		if out.Status != 0 {
-			span.SetAttributes(keyHTTPStatus.Int(out.Status))
-		}
-		span.End()
-		o.opDuration.Record(ctx, time.Since(start).Seconds(), mcpconv.MethodNameAttr(method), metricAttrs...)
-	}
+	o.callsActive.Add(ctx, 1, o.inFlight[shape.method]...)
+	remote := call.RemoteAddr
+	return ctx, func(out httptransport.CallOutcome) { o.endCall(ctx, span, name, shape, remote, start, out) }
 }
 
-// spanOnlyAttrs are the attributes of the span that the histogram does
-// not take (high cardinality): the JSON-RPC version and id, the
-// resource's URI, the session and the client's address and port.
-func spanOnlyAttrs(call *httptransport.CallInfo, p *callParams) []attribute.KeyValue {
-	attrs := make([]attribute.KeyValue, 0, 16)
-	attrs = append(attrs, keyJSONRPCVer.String("2.0"))
-	if id := requestID(call.ID); id != "" {
-		attrs = append(attrs, keyRequestID.String(id))
+// endCall ends the span of a call of shape s, named name, from the client
+// at remote, and records its duration since start.
+func (o *Observer) endCall(ctx context.Context, span trace.Span, name string, s callShape, remote string, start time.Time, out httptransport.CallOutcome) {
+	o.callsActive.Add(ctx, -1, o.inFlight[s.method]...)
+	k := seriesKey{callShape: s}
+	switch {
+	case out.Cancelled:
+		k.errType = "cancelled"
+	case out.Response != nil && out.Response.Error != nil:
+		code := out.Response.Error.Code
+		k.errType, k.rpcError = strconv.FormatInt(code, 10), true
+		span.SetStatus(codes.Error, out.Response.Error.Message)
+		if code == jsonrpc.CodeMethodNotFound || code == jsonrpc.CodeInvalidParams {
+			// No such tool or prompt, perhaps: a name the client made up
+			// names neither the span nor a metric.
+			k.targetKey, k.target = "", ""
+			span.SetName(s.method)
+		}
+	case out.Response != nil && s.targetKey == keyToolName && isToolError(out.Response.Result):
+		k.errType = errorTypeTool
+		span.SetStatus(codes.Error, "tool returned isError")
 	}
-	if p.URI != "" && (call.Method == "resources/read" || call.Method == "resources/subscribe" || call.Method == "resources/unsubscribe") {
-		attrs = append(attrs, keyResourceURI.String(p.URI))
+	span.SetAttributes(endAttrs(&k, remote, out.Status)...)
+	span.End()
+	if k.target != "" && !out.Cancelled {
+		// The engine answered without -32601 or -32602: the name is no
+		// client's invention, so keep it (StartCall does not, for it could
+		// be).
+		if key := (nameKey{s.method, s.target}); !o.names.has(key) {
+			o.names.store(key, name)
+		}
 	}
-	if call.SessionID != "" {
-		attrs = append(attrs, keySession.String(call.SessionID))
-	}
-	return clientAttrs(attrs, call.RemoteAddr)
+	o.opDuration.Inst().Record(ctx, time.Since(start).Seconds(), o.seriesOptions(&k)...)
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/semconv/v1.41.0/mcpconv"
@@ -54,7 +55,20 @@ type Observer struct {
 	relayFailures   metric.Int64Counter
 
 	sessions sync.Map // session id -> sessionStart
+
+	inFlight map[string][]metric.AddOption           // callsActive's attributes, by method of the series
+	names    *memo[nameKey, string]                  // span names with a target
+	series   *memo[seriesKey, []metric.RecordOption] // opDuration's attributes, by series
 }
+
+// The most span names, and series of mcp.server.operation.duration, that
+// an Observer keeps made: past them, it makes them again for each call
+// (and still records every call). maxSeries is about the SDK's default
+// limit of series per instrument (2,000; sdkmetric.WithCardinalityLimit).
+const (
+	maxNames  = 1024
+	maxSeries = 2048
+)
 
 var _ httptransport.Observer = (*Observer)(nil)
 
@@ -86,7 +100,13 @@ func New(opts *Options) (*Observer, error) {
 		}
 	}
 	meter := mp.Meter(ScopeName)
-	o := &Observer{tracer: tp.Tracer(ScopeName), propagator: prop}
+	o := &Observer{
+		tracer:     tp.Tracer(ScopeName),
+		propagator: prop,
+		inFlight:   inFlightOptions(),
+		names:      newMemo[nameKey, string](maxNames),
+		series:     newMemo[seriesKey, []metric.RecordOption](maxSeries),
+	}
 	var errs []error
 	add := func(err error) {
 		if err != nil {
@@ -123,4 +143,15 @@ func New(opts *Options) (*Observer, error) {
 		return nil, fmt.Errorf("otelmcp: making instruments: %v", errs)
 	}
 	return o, nil
+}
+
+// inFlightOptions returns the attributes of mcpmount.server.calls.active
+// for each method a series names, made once.
+func inFlightOptions() map[string][]metric.AddOption {
+	m := make(map[string][]metric.AddOption, len(knownMethods)+1)
+	for method := range knownMethods {
+		m[method] = []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(keyMethod.String(method)))}
+	}
+	m[otherMethod] = []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(keyMethod.String(otherMethod)))}
+	return m
 }
