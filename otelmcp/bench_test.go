@@ -57,6 +57,38 @@ func BenchmarkServe2026JSON(b *testing.B) {
 	})
 }
 
+// BenchmarkServe2026JSONServiceHeap is BenchmarkServe2026JSON in a
+// process whose live heap is that of a service (64 MiB of small linked
+// objects, standing for its caches and connections) rather than the
+// benchmark's own 1-2 MB: there, garbage collections come as often as the
+// bytes allocated per call make them, and the spans the batch processor
+// holds weigh little beside the rest.
+func BenchmarkServe2026JSONServiceHeap(b *testing.B) {
+	heap := serviceHeap(64 << 20)
+	defer runtime.KeepAlive(heap)
+	b.Run("observer=none", func(b *testing.B) { benchDirect(b, nil) })
+	b.Run("observer=otel", func(b *testing.B) {
+		obs, stop := newBenchObserver(b)
+		defer stop()
+		benchDirect(b, obs)
+	})
+}
+
+// heapNode is one object of serviceHeap: 64 bytes, one pointer.
+type heapNode struct {
+	next *heapNode
+	_    [7]uint64
+}
+
+// serviceHeap returns a linked list of about size bytes.
+func serviceHeap(size int) *heapNode {
+	var head *heapNode
+	for range size / 64 {
+		head = &heapNode{next: head}
+	}
+	return head
+}
+
 // BenchmarkObserverAlone is the observer's own work for one call (start
 // and end), without the transport or the engine.
 func BenchmarkObserverAlone(b *testing.B) {
