@@ -98,6 +98,12 @@ func (o *Observer) endCall(ctx context.Context, span trace.Span, name string, s 
 	switch {
 	case out.Cancelled:
 		k.errType = "cancelled"
+		if k.target != "" && !o.names.has(nameKey{s.method, s.target}) {
+			// Unanswered, the name may be the client's invention (a client
+			// dropping each request at once could make a series per name):
+			// only a name an answer proved names a metric.
+			k.targetKey, k.target = "", ""
+		}
 	case out.Response != nil && out.Response.Error != nil:
 		code := out.Response.Error.Code
 		k.errType, k.rpcError = strconv.FormatInt(code, 10), true

@@ -163,3 +163,31 @@ func TestPastTheMemos(t *testing.T) {
 		t.Errorf("tool-0 counted %d times, want 1", n)
 	}
 }
+
+// TestCancelledMadeUpNamesNoSeries: a call cancelled before any answer
+// (its client gone) names its tool in the metrics only if the tool is
+// known to exist: otherwise a client could make up a series per name by
+// dropping its requests at once.
+func TestCancelledMadeUpNamesNoSeries(t *testing.T) {
+	c := newCallObserver(t)
+	cancel := func(tool string) {
+		info := &httptransport.CallInfo{Method: "tools/call", ID: jsonrpc.Int64ID(1), Params: json.RawMessage(`{"name":"` + tool + `"}`),
+			Version: httptransport.Version20260728, Transport: httptransport.TransportModern}
+		_, end := c.StartCall(context.Background(), info)
+		end(httptransport.CallOutcome{Cancelled: true, Status: http.StatusOK})
+	}
+	for i := range 100 {
+		cancel(fmt.Sprintf("made-up-%d", i))
+	}
+	if n := c.calls(t, "made-up-7"); n != 0 {
+		t.Errorf("a made-up tool's cancelled call counted under its name %d times", n)
+	}
+	if n := c.series.len(); n > 1 {
+		t.Errorf("%d series kept for cancelled calls of made-up tools, want at most 1", n)
+	}
+	c.call("search", answered)
+	cancel("search")
+	if n := c.calls(t, "search"); n != 2 {
+		t.Errorf("a known tool's calls under its name: %d, want 2 (answered and cancelled)", n)
+	}
+}
