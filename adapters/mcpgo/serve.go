@@ -22,12 +22,12 @@ func (e *Engine) Serve(ctx context.Context, call *httptransport.Call) (*jsonrpc.
 		}
 		return e.serveListen(ctx, call, s, raw)
 	}
-	if call.Session == nil {
-		return e.serve(ctx, call)
+	if call.Session != nil {
+		// The transport runs each call of a session on a goroutine of
+		// its own, fresh.
+		growStack(0)
 	}
-	// The transport runs a session's calls on goroutines of their own
-	// (see workers).
-	return e.work.serve(e, ctx, call)
+	return e.serve(ctx, call)
 }
 
 // prepare encodes the call's request for mcp-go and builds its session.
