@@ -106,5 +106,6 @@ func (e *Engine) nextID(base string) string {
 	if base == "" {
 		base = e.tag
 	}
-	return base + "#" + strconv.FormatUint(e.seq.Add(1), 10)
+	var n [20]byte
+	return base + "#" + string(strconv.AppendUint(n[:0], e.seq.Add(1), 10)) // one allocation
 }
