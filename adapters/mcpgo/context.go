@@ -23,13 +23,33 @@ type callInfo struct {
 	err *jsonrpc.Error // returned by a handler (see keepError)
 }
 
+// callContext is the context mcp-go handles a request in: the call's, with
+// the call's callInfo under callKey. It is context.WithValue's and the
+// callInfo's allocations in one; everything else goes to the call's
+// context (Done, and so cancellation, with no goroutine of context's).
+type callContext struct {
+	context.Context
+	info callInfo
+}
+
+// Value implements context.Context.
+func (c *callContext) Value(key any) any {
+	if key == (callKey{}) {
+		return &c.info
+	}
+	return c.Context.Value(key)
+}
+
 // keepError records err's *jsonrpc.Error, if it wraps one, so that the
 // call's -32603 becomes that error. mcp-go turns every error a tool,
 // prompt or resource handler returns into -32603 internal error, which
 // leaves a handler no way to answer -32602 or 2026-07-28's -32021.
 func keepError(ctx context.Context, err error) {
+	if err == nil {
+		return // je, which escapes, is not made for the common case
+	}
 	var je *jsonrpc.Error
-	if err == nil || !errors.As(err, &je) {
+	if !errors.As(err, &je) {
 		return
 	}
 	if ci, ok := ctx.Value(callKey{}).(*callInfo); ok {

@@ -24,7 +24,7 @@ func fromMCP(resp mcp.JSONRPCMessage, id jsonrpc.ID) (*jsonrpc.Message, error) {
 	case mcp.JSONRPCResponse:
 		// Only the result is encoded: encoding the envelope and decoding
 		// it again would give the same message, slower.
-		raw, err := json.Marshal(r.Result)
+		raw, err := encodeResult(r.Result)
 		if err != nil {
 			return nil, fmt.Errorf("mcpgo: encoding the result: %w", err)
 		}
@@ -50,6 +50,23 @@ func fromMCP(resp mcp.JSONRPCMessage, id jsonrpc.ID) (*jsonrpc.Message, error) {
 	}
 	m.ID = id
 	return m, nil
+}
+
+// encodeResult is json.Marshal(v) for the result of mcp-go's answer. A
+// CallToolResult encodes itself (its MarshalJSON, by encoding/json):
+// json.Marshal would then check and compact those bytes once more, which
+// the transport does anyway as it writes the answer (an invalid result
+// becomes a -32603 error there).
+func encodeResult(v any) ([]byte, error) {
+	switch r := v.(type) {
+	case *mcp.CallToolResult:
+		if r != nil {
+			return r.MarshalJSON()
+		}
+	case mcp.CallToolResult:
+		return r.MarshalJSON()
+	}
+	return json.Marshal(v)
 }
 
 // notificationFromMCP converts a notification mcp-go sends to a session.

@@ -38,7 +38,6 @@ type Engine struct {
 	ctx    context.Context // ends with Close
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // listens and sessions open here
-	work   *workers
 
 	mu      sync.Mutex
 	closed  bool
@@ -76,7 +75,6 @@ func NewEngine(srv *server.MCPServer, opts *Options) *Engine {
 		e.logger = opts.Logger
 	}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
-	e.work = newWorkers(e.ctx)
 	installMiddleware(srv)
 	e.startWatcher()
 	return e
@@ -92,7 +90,6 @@ func (e *Engine) Close() error {
 	e.mu.Unlock()
 	e.cancel()
 	e.wg.Wait()
-	e.work.wait()
 	e.descMu.Lock()
 	w := e.watcher
 	e.watcher = nil
@@ -109,5 +106,6 @@ func (e *Engine) nextID(base string) string {
 	if base == "" {
 		base = e.tag
 	}
-	return base + "#" + strconv.FormatUint(e.seq.Add(1), 10)
+	var n [20]byte
+	return base + "#" + string(strconv.AppendUint(n[:0], e.seq.Add(1), 10)) // one allocation
 }

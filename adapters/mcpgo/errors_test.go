@@ -78,9 +78,8 @@ func streamError(t *testing.T, resp *http.Response) string {
 	return fmt.Sprintf("%d %s", m.Error.Code, m.Error.Data)
 }
 
-// TestHandlerPanic: a tool that panics gets -32603 in every era (a
-// 2025-era session call's panic, on one of the engine's workers, is
-// raised again where the transport recovers it), and the server goes on.
+// TestHandlerPanic: a tool that panics gets -32603 in every era, and the
+// server goes on.
 func TestHandlerPanic(t *testing.T) {
 	f := newFixture(t, nil)
 	session := rawSession(t, f.url)

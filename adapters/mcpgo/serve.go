@@ -22,12 +22,12 @@ func (e *Engine) Serve(ctx context.Context, call *httptransport.Call) (*jsonrpc.
 		}
 		return e.serveListen(ctx, call, s, raw)
 	}
-	if call.Session == nil {
-		return e.serve(ctx, call)
+	if call.Session != nil {
+		// The transport runs each call of a session on a goroutine of
+		// its own, fresh.
+		growStack(0)
 	}
-	// The transport runs a session's calls on goroutines of their own
-	// (see workers).
-	return e.work.serve(e, ctx, call)
+	return e.serve(ctx, call)
 }
 
 // prepare encodes the call's request for mcp-go and builds its session.
@@ -127,16 +127,16 @@ func (e *Engine) handlerContext(ctx context.Context, s *session, call *httptrans
 	ctx = e.server.WithContext(ctx, s)
 	// server/discover's supportedVersions: mcp-go's default, every
 	// version it knows, is what the engine serves (e.versions).
-	ci := &callInfo{}
+	c := &callContext{Context: ctx}
 	if call != nil {
-		ci.header = call.Header
+		c.info.header = call.Header
 		if call.Session != nil {
-			ci.sessionID = call.Session.ID
+			c.info.sessionID = call.Session.ID
 		}
 	} else if s.long != nil || s.kind == kindLong {
-		ci.sessionID = s.owner().sessionID()
+		c.info.sessionID = s.owner().sessionID()
 	}
-	return context.WithValue(ctx, callKey{}, ci)
+	return c
 }
 
 // saveChanges applies what a call changed to its session's stored state,
