@@ -1,16 +1,12 @@
 package mcpgo_test
 
 import (
-	"runtime"
-	"strings"
 	"testing"
 	"time"
 )
 
 // TestIdleSessionWithoutGoroutine: idle 2025 sessions, initialized and
-// then quiet, keep no goroutine of the engine or of mcp-go (the engine's
-// call workers, a pool bounded whatever the number of sessions, are not
-// counted: they end after 30 s without calls, workers.go).
+// then quiet, keep no goroutine of the engine or of mcp-go.
 func TestIdleSessionWithoutGoroutine(t *testing.T) {
 	f := newFixture(t, nil)
 	const n = 40
@@ -19,7 +15,7 @@ func TestIdleSessionWithoutGoroutine(t *testing.T) {
 	}
 	deadline := time.Now().Add(wait)
 	for {
-		held := sessionGoroutines()
+		held := handlerGoroutines()
 		if held == 0 {
 			break
 		}
@@ -28,21 +24,4 @@ func TestIdleSessionWithoutGoroutine(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond) // calls still ending
 	}
-}
-
-// sessionGoroutines counts the goroutines running the engine's code or
-// mcp-go's, but the engine's call workers.
-func sessionGoroutines() int {
-	buf := make([]byte, 1<<22)
-	buf = buf[:runtime.Stack(buf, true)]
-	n := 0
-	for _, g := range strings.Split(string(buf), "\n\n") {
-		if strings.Contains(g, "mcpgo.(*workers).loop") {
-			continue
-		}
-		if strings.Contains(g, "mark3labs/mcp-go") || strings.Contains(g, "mcpmount/adapters/mcpgo.") {
-			n++
-		}
-	}
-	return n
 }
