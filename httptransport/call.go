@@ -89,25 +89,30 @@ func (c *Call) Replies() <-chan *jsonrpc.Message { return c.replies }
 // not cancel a 2025-era call (spec 2025-11-25 basic/transports#sending-messages-to-the-server); notifications/cancelled and the
 // end of the session do. A stateless call (Options.Stateless) has no
 // session to carry notifications/cancelled or a resumed stream, so its
-// dropped POST cancels it. The POST waits for the response, or for the
-// client to leave.
+// dropped POST cancels it.
+//
+// The call runs on the POST's goroutine, whose stack net/http has grown
+// already: a goroutine of its own would grow a fresh stack and cost two
+// switches a call. If the client leaves first, the stream lets the
+// response go at once (a session call's messages wait for a resumed
+// stream) and the handler returns when the call ends.
 func (h *Handler) runCall(x *exchange, m *jsonrpc.Message, st *stream) {
-	done := h.startCall(x, m, st)
-	if done == nil {
+	run := h.startCall(x, m, st)
+	if run == nil {
 		return
 	}
-	select {
-	case <-done:
-	case <-x.r.Context().Done():
-	}
+	stop := context.AfterFunc(x.r.Context(), st.detach)
+	run()
+	stop()
 	st.detach()
 }
 
-// startCall starts the engine on a call and returns a channel closed when
-// the call's stream ends, or nil if the call was refused (already answered).
-// The caller took the call's place in the principal's quota (h.calls);
-// startCall gives it back when the call ends.
-func (h *Handler) startCall(x *exchange, m *jsonrpc.Message, out output) <-chan struct{} {
+// startCall readies a call and returns what runs the engine on it and
+// delivers its answer, on the caller's goroutine or one of its own, or nil
+// if the call was refused (already answered). The caller took the call's
+// place in the principal's quota (h.calls); the call gives it back when it
+// ends.
+func (h *Handler) startCall(x *exchange, m *jsonrpc.Message, out output) (run func()) {
 	r, ls, version := x.r, x.ls, x.version
 	parent, base := h.ctx, r.Context()
 	if ls != nil {
@@ -158,13 +163,12 @@ func (h *Handler) startCall(x *exchange, m *jsonrpc.Message, out output) <-chan 
 	}
 	out.startTimer(r)
 	h.inflight.enterLate()
-	go func() {
+	return func() {
 		defer h.inflight.exit()
 		defer stop()
 		defer cancel()
 		h.serveCall(call, release, relayed)
-	}()
-	return out.done()
+	}
 }
 
 // serveCall runs the engine on a started call and delivers its answer,

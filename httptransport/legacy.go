@@ -204,7 +204,9 @@ func (h *Handler) serveLegacyMessage(r *http.Request, ls *liveSession, m *jsonrp
 		// All goes to the event stream; the answer gives the call's quota
 		// place back just before its write (startCall).
 		out := h.newRelayOut(m.ID, true, ls.standalone.sendRaw, ls.standalone.sendRawAfter)
-		h.startCall(&exchange{r: r, ls: ls, version: ls.sess.Version}, m, out)
+		if run := h.startCall(&exchange{r: r, ls: ls, version: ls.sess.Version}, m, out); run != nil {
+			go run() // answered on the event stream; the POST is answered now
+		}
 	}
 	return nil
 }

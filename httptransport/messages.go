@@ -113,8 +113,9 @@ func (h *Handler) serveBatch(x *exchange, calls []*jsonrpc.Message, refused [][]
 		// Members take what the batch takes: over SSE everything relays,
 		// as JSON only the responses (send drops the rest).
 		sub := h.newRelayOut(m.ID, accept.sse, relay, nil)
-		if d := h.startCall(x, m, sub); d != nil {
-			dones = append(dones, d)
+		if run := h.startCall(x, m, sub); run != nil {
+			go run()
+			dones = append(dones, sub.done())
 		}
 	}
 	for _, d := range dones {

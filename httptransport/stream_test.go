@@ -39,8 +39,8 @@ func TestCallOnEndedSessionStoresNothing(t *testing.T) {
 	ls.end(context.Background(), true) // the DELETE, between lookup and the call
 	r := httptest.NewRequest("POST", "/mcp", nil)
 	st := h.newStream(httptest.NewRecorder(), acceptance{sse: true}, streamRole{})
-	if done := h.startCall(&exchange{r: r, ls: ls, version: Version20251125}, &jsonrpc.Message{ID: jsonrpc.Int64ID(1), Method: "tools/list"}, st); done != nil {
-		<-done
+	if run := h.startCall(&exchange{r: r, ls: ls, version: Version20251125}, &jsonrpc.Message{ID: jsonrpc.Int64ID(1), Method: "tools/list"}, st); run != nil {
+		run()
 	}
 	store.mu.Lock()
 	defer store.mu.Unlock()
