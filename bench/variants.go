@@ -82,7 +82,10 @@ func Variants() []Variant {
 		}},
 		{Name: MCPMountGET, HoldGET: true, HoldOnly: true, New: func(Mode) *Instance {
 			e := NewMinimalEngine()
-			h := httptransport.New(e, &httptransport.Options{Logger: quiet})
+			// 10,000 sessions from one address, each holding its GET
+			// stream: past the default bounds (1,000 an address, 10,000
+			// in all), which would refuse them with 503.
+			h := httptransport.New(e, &httptransport.Options{Logger: quiet, MaxSessions: -1, MaxSessionsPerAddress: -1})
 			return &Instance{Handler: h, Broadcast: e.Broadcast, Close: func() { shutdown(h) }}
 		}},
 		{Name: MCPMountGoSDK, New: func(Mode) *Instance {

@@ -182,9 +182,8 @@ type Options struct {
 	// At the bound the session idle the longest (nothing in flight, no
 	// stream attached) is ended, as the idle timeout would end it, to make
 	// room; when none is idle, initialize (or the GET opening a 2024-11-05
-	// session) gets 503 with Retry-After. An idle session costs about 7 KiB
-	// and one goroutine through adapters/gosdk (the SDK's connection
-	// reader).
+	// session) gets 503 with Retry-After. An idle session costs about
+	// 3.4 KiB and no goroutine through adapters/gosdk.
 	MaxSessions int
 
 	// MaxSessionsPerAddress bounds the sessions that unauthenticated
