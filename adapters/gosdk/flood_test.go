@@ -79,8 +79,8 @@ func TestInitializeFloodBounded(t *testing.T) {
 	}
 	t.Logf("%d sessions created, %d other answers, live heap peak %.1f MiB, %d SDK sessions left, %d goroutines",
 		ok.Load(), other.Load(), float64(peak)/(1<<20), sessions, runtime.NumGoroutine())
-	if ok.Load() < 2000 {
-		t.Errorf("only %d handshakes answered: the flood should reach the bound and pass it", ok.Load())
+	if ok.Load() < 1200 { // the address bound and a fifth more: a slow or loaded machine makes fewer
+		t.Errorf("only %d handshakes answered: the flood should reach the bound (1,000) and pass it", ok.Load())
 	}
 	if other.Load() != 0 {
 		t.Errorf("%d handshakes not answered with a session: at the address bound the longest idle session makes room", other.Load())

@@ -78,7 +78,7 @@ func TestInitializedHandlerAsksClient(t *testing.T) {
 
 // TestResourceSubscriptionInSession: a client of a 2024-11-05 or 2025-era
 // session subscribes to a resource and hears of its updates on the
-// session's stream, held by the session's long-lived SDK connection.
+// session's stream, held by the session's own SDK session.
 func TestResourceSubscriptionInSession(t *testing.T) {
 	for _, version := range []string{httptransport.Version20241105, httptransport.Version20250326, httptransport.Version20251125} {
 		t.Run(version, func(t *testing.T) {
