@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/mcpmount/mcpmount/httptransport/internal/output"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
@@ -30,7 +31,7 @@ type Call struct {
 	// Header is the HTTP request's header.
 	Header http.Header
 
-	out     output
+	out     callOutput
 	live    *liveSession
 	replies chan *jsonrpc.Message
 	ctx     context.Context // the call's own context
@@ -69,7 +70,7 @@ func (c *Call) Send(ctx context.Context, msg *jsonrpc.Message) error {
 		err = ErrStreamClosed
 	}
 	if err == nil {
-		err = c.out.send(msg)
+		err = c.out.Send(msg)
 	}
 	if err != nil && msg.IsRequest() {
 		c.live.forgetRequest(msg.ID) // no answer can come to a request not sent
@@ -96,15 +97,15 @@ func (c *Call) Replies() <-chan *jsonrpc.Message { return c.replies }
 // switches a call. If the client leaves first, the stream lets the
 // response go at once (a session call's messages wait for a resumed
 // stream) and the handler returns when the call ends.
-func (h *Handler) runCall(x *exchange, m *jsonrpc.Message, st *stream) {
+func (h *Handler) runCall(x *exchange, m *jsonrpc.Message, st *output.Stream) {
 	run := h.startCall(x, m, st)
 	if run == nil {
 		return
 	}
-	stop := context.AfterFunc(x.r.Context(), st.detach)
+	stop := context.AfterFunc(x.r.Context(), st.Detach)
 	run()
 	stop()
-	st.detach()
+	st.Detach()
 }
 
 // startCall readies a call and returns what runs the engine on it and
@@ -112,7 +113,7 @@ func (h *Handler) runCall(x *exchange, m *jsonrpc.Message, st *stream) {
 // if the call was refused (already answered). The caller took the call's
 // place in the principal's quota (h.calls); the call gives it back when it
 // ends.
-func (h *Handler) startCall(x *exchange, m *jsonrpc.Message, out output) (run func()) {
+func (h *Handler) startCall(x *exchange, m *jsonrpc.Message, out callOutput) (run func()) {
 	r, ls, version := x.r, x.ls, x.version
 	parent, base := h.ctx, r.Context()
 	if ls != nil {
@@ -126,7 +127,7 @@ func (h *Handler) startCall(x *exchange, m *jsonrpc.Message, out output) (run fu
 	// A write blocked on a client that stopped reading ends with the call
 	// (wire.Guard): here when the session or the handler ends, in
 	// cancelCall on notifications/cancelled.
-	stop := context.AfterFunc(parent, func() { cancel(); out.abortWrite() })
+	stop := context.AfterFunc(parent, func() { cancel(); out.AbortWrite() })
 	owner := h.calls.owner(r.Context())
 	call := &Call{Request: m, Version: version, Header: r.Header.Clone(), out: out, ctx: ctx, cancel: cancel}
 	if ls != nil {
@@ -134,7 +135,7 @@ func (h *Handler) startCall(x *exchange, m *jsonrpc.Message, out output) (run fu
 		call.replies = make(chan *jsonrpc.Message, 8)
 		// A call's own stream is one of the session's, which a client can
 		// resume; a relayed call's messages are its carrier's.
-		st, own := out.(*stream)
+		st, own := out.(*output.Stream)
 		if own {
 			ls.newCallStream(st)
 		}
@@ -145,23 +146,23 @@ func (h *Handler) startCall(x *exchange, m *jsonrpc.Message, out output) (run fu
 			h.calls.give(owner, 1)
 			stop()
 			cancel()
-			out.finish(jsonrpc.NewError(m.ID, rerr))
+			out.Finish(jsonrpc.NewError(m.ID, rerr))
 			return nil
 		}
 	}
 	// A 2024-11-05 answer goes out on the session's one event stream,
 	// where answers queue behind a write to a client that stopped reading:
 	// such a call keeps its place until its answer is next to be written
-	// (then the event stream gives it back: relayOut.holdPlace), or the
+	// (then the event stream gives it back: output.Relay.HoldPlace), or the
 	// queue would be unbounded.
-	ro, relayed := out.(*relayOut)
+	ro, relayed := out.(*output.Relay)
 	relayed = relayed && ls != nil && ls.sess.Legacy
 	release := func() { h.calls.give(owner, 1) }
 	if relayed {
 		release = sync.OnceFunc(release)
-		ro.holdPlace(release)
+		ro.HoldPlace(release)
 	}
-	out.startTimer(r)
+	out.StartTimer(r)
 	h.inflight.enterLate()
 	return func() {
 		defer h.inflight.exit()
@@ -174,7 +175,7 @@ func (h *Handler) startCall(x *exchange, m *jsonrpc.Message, out output) (run fu
 // serveCall runs the engine on a started call and delivers its answer,
 // or cuts its output if it was cancelled. release gives back the call's
 // place in its principal's quota; relayed says a 2024-11-05 call's
-// relayOut gives it back, just before its answer's write.
+// output.Relay gives it back, just before its answer's write.
 func (h *Handler) serveCall(call *Call, release func(), relayed bool) {
 	ctx, ls, out := call.ctx, call.live, call.out
 	resp, err := h.serveEngine(ctx, call) // recovers the engine's panics
@@ -191,9 +192,9 @@ func (h *Handler) serveCall(call *Call, release func(), relayed bool) {
 		ls.afterCall(context.WithoutCancel(ctx))
 	}
 	if ctx.Err() != nil {
-		out.cut() // cancelled: no response follows (spec 2025-11-25 basic/utilities/cancellation)
+		out.Cut() // cancelled: no response follows (spec 2025-11-25 basic/utilities/cancellation)
 	} else {
-		out.finish(resp)
+		out.Finish(resp)
 	}
 	if relayed {
 		release() // if the answer was never relayed (cut, or the stream gone)

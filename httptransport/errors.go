@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/mcpmount/mcpmount/httptransport/internal/output"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
@@ -60,17 +61,6 @@ func refusal(status int, code int64, msg string) *httpError {
 	return &httpError{status: status, rpc: jsonrpc.Errorf(code, msg)}
 }
 
-// errorBody encodes the error response to id carrying e; id may be zero
-// (absent).
-func errorBody(id jsonrpc.ID, e *jsonrpc.Error) []byte {
-	b, err := jsonrpc.NewError(id, e).Encode()
-	if err != nil {
-		// An *Error always encodes unless Data is invalid JSON.
-		b, _ = jsonrpc.NewError(id, jsonrpc.Errorf(e.Code, e.Message)).Encode()
-	}
-	return b
-}
-
 // writeRefusal answers with e's status and its JSON-RPC error, echoing id
 // when it could be read.
 func writeRefusal(w http.ResponseWriter, id jsonrpc.ID, e *httpError) {
@@ -78,32 +68,13 @@ func writeRefusal(w http.ResponseWriter, id jsonrpc.ID, e *httpError) {
 		w.Header().Set("Retry-After", "1")
 	}
 	noteRefusal(w, e.status, refusalReason(e))
-	writeJSON(w, e.status, errorBody(id, e.rpc))
+	output.WriteJSON(w, e.status, output.ErrorBody(id, e.rpc))
 }
-
-// codeRequestCancelled is the code of the answer a JSON-only client gets
-// for a call that ended without a response (stream.cut): MCP defines none,
-// this is LSP's RequestCancelled.
-const codeRequestCancelled = -32800
-
-var errRequestCancelled = jsonrpc.Errorf(codeRequestCancelled, "request cancelled")
-
-// errServerShutdown answers a call that Shutdown ended before it was done
-// (stream.cut): our choice of code, -32000 (implementation-defined server
-// error, JSON-RPC 2.0 section 5.1), so that the client may send it again.
-var errServerShutdown = jsonrpc.Errorf(jsonrpc.CodeServerError, "server shutting down: the request was not completed; send it again")
 
 // writeRPCError answers with status and a JSON-RPC error.
 func writeRPCError(w http.ResponseWriter, status int, id jsonrpc.ID, e *jsonrpc.Error) {
 	noteRefusal(w, status, rpcRefusalReason(e))
-	writeJSON(w, status, errorBody(id, e))
-}
-
-func writeJSON(w http.ResponseWriter, status int, body []byte) {
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(body)
+	output.WriteJSON(w, status, output.ErrorBody(id, e))
 }
 
 // modernStatus is the HTTP status of a 2026-07-28 response carrying err

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpmount/mcpmount/httptransport/internal/output"
 	"github.com/mcpmount/mcpmount/internal/logval"
 )
 
@@ -16,7 +17,7 @@ import (
 //	liveSession.recMu  a session's record writes (record.go)
 //	Handler.mu         the sessions, listens and parked streams served here
 //	liveSession.mu     a session's calls, streams and server requests
-//	stream.mu          one stream's response and events
+//	output.Stream.mu   one stream's response and events (internal/output)
 //	wire.Guard.mu      the write under way on a stream (internal/wire)
 //
 // The quota, sessionBound, liveSession.queueMu and event store locks are
@@ -27,6 +28,7 @@ import (
 type Handler struct {
 	engine   Engine
 	cfg      config
+	out      *output.Config // what its streams and relays share (outputs.go)
 	sessions SessionStore
 	tag      string // prefixes this instance's session and stream ids, unique in a shared store
 
@@ -43,10 +45,10 @@ type Handler struct {
 	bound                    *sessionBound // the instance's and each address's sessions (sessionbound.go)
 
 	mu              sync.Mutex
-	live            map[string]*liveSession // sessions served by this instance
-	listens         map[*stream]*Call       // open 2026-07-28 subscriptions/listen streams
-	parked          map[*stream]*parkedConn // streams taken over from net/http (park.go)
-	stopJanitorLoop context.CancelFunc      // ends the expiry loop; nil when none runs
+	live            map[string]*liveSession        // sessions served by this instance
+	listens         map[*output.Stream]*Call       // open 2026-07-28 subscriptions/listen streams
+	parked          map[*output.Stream]*parkedConn // streams taken over from net/http (park.go)
+	stopJanitorLoop context.CancelFunc             // ends the expiry loop; nil when none runs
 
 	janitorWG sync.WaitGroup
 
@@ -72,12 +74,13 @@ func New(engine Engine, opts *Options) *Handler {
 		bound:     newSessionBound(cfg.maxSessions, cfg.maxSessionsPerAddr),
 		shutdownC: make(chan struct{}),
 		live:      make(map[string]*liveSession),
-		listens:   make(map[*stream]*Call),
-		parked:    make(map[*stream]*parkedConn),
+		listens:   make(map[*output.Stream]*Call),
+		parked:    make(map[*output.Stream]*parkedConn),
 		tag:       newSessionID()[:6],
 		created:   time.Now(),
 		logs:      logval.NewLimiter(logEvery, logBurst, nil),
 	}
+	h.out = h.newOutputConfig()
 	if opts != nil {
 		h.calls, h.streams = newQuota(opts.MaxCallsPerPrincipal), newQuota(opts.MaxStreamsPerPrincipal)
 		h.sessionQ = newQuota(opts.MaxSessionsPerPrincipal)

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/mcpmount/mcpmount/httptransport/internal/output"
 	"github.com/mcpmount/mcpmount/identity"
 	"github.com/mcpmount/mcpmount/internal/logval"
 	"github.com/mcpmount/mcpmount/jsonrpc"
@@ -43,11 +44,11 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 		return
 	}
 	ls := h.newLiveSession(sess, owner, addr, release)
-	st := h.newStream(w, accept, streamRole{reqID: m.ID, header: func(hd http.Header) { hd.Set("Mcp-Session-Id", sess.ID) }})
+	st := h.newStream(w, accept, output.Role{ReqID: m.ID, Header: func(hd http.Header) { hd.Set("Mcp-Session-Id", sess.ID) }})
 	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
 	defer cancel()
 	call := &Call{Request: m, Version: sess.Version, Session: sess, Header: r.Header, out: st, ctx: ctx, cancel: cancel}
-	st.startTimer(r)
+	st.StartTimer(r)
 	resp, err := h.serveEngine(ctx, call)
 	resp = responseOf(m.ID, resp, err)
 	if resp.Error == nil {
@@ -67,13 +68,13 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 		}
 	}
 	if resp.Error != nil {
-		st.dropHeader()
+		st.DropHeader()
 		ls.stop()
 		release() // once: a failed adopt ended the session, which gave it back
 		h.withStore(context.WithoutCancel(r.Context()), func(ctx context.Context) { _ = h.sessions.Delete(ctx, sess.ID) })
 	}
-	st.finish(resp)
-	st.detach()
+	st.Finish(resp)
+	st.Detach()
 }
 
 // admitNewSession takes a new session's places in the bounds it counts in:

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mcpmount/mcpmount/httptransport/internal/output"
 	"github.com/mcpmount/mcpmount/identity"
 	"github.com/mcpmount/mcpmount/internal/logval"
 	"github.com/mcpmount/mcpmount/jsonrpc"
@@ -54,8 +55,8 @@ func (h *Handler) serveLegacyGet(w http.ResponseWriter, r *http.Request) {
 	// 2024-11-05 basic/transports#http-with-sse).
 	endpoint := h.legacyEndpoint(r) + "?" + legacySessionParam + "=" + url.QueryEscape(ls.id)
 	release := h.streams.place(owner)
-	detached, _ := st.attach(w, 0, false, h.parkable(r), release, sse.Event{Name: "endpoint", Data: []byte(endpoint)})
-	st.startTimer(r)
+	detached, _ := st.Attach(w, 0, false, h.parkable(r), release, sse.Event{Name: "endpoint", Data: []byte(endpoint)})
+	st.StartTimer(r)
 	closed := h.observeStream(r.Context(), StreamSSE)
 	h.hold(&exchange{w: w, r: r, ls: ls}, st, detached, release, func() {
 		closed()
@@ -192,7 +193,7 @@ func (h *Handler) serveLegacyMessage(r *http.Request, ls *liveSession, m *jsonrp
 	case m.IsRequest() && laterMethod(m.Method):
 		// A client probing for a later era (go-sdk's sends server/discover
 		// first) learns that this session has none, and initializes.
-		ls.standalone.sendRaw(errorBody(m.ID, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found in a 2024-11-05 session: "+m.Method)))
+		ls.standalone.SendRaw(output.ErrorBody(m.ID, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found in a 2024-11-05 session: "+m.Method)))
 	case m.IsResponse():
 		ls.deliverReply(m)
 	case m.IsNotification():
@@ -203,7 +204,7 @@ func (h *Handler) serveLegacyMessage(r *http.Request, ls *liveSession, m *jsonrp
 		}
 		// All goes to the event stream; the answer gives the call's quota
 		// place back just before its write (startCall).
-		out := h.newRelayOut(m.ID, true, ls.standalone.sendRaw, ls.standalone.sendRawAfter)
+		out := h.newRelay(m.ID, true, ls.standalone.SendRaw, ls.standalone.SendRawAfter)
 		if run := h.startCall(&exchange{r: r, ls: ls, version: ls.sess.Version}, m, out); run != nil {
 			go run() // answered on the event stream; the POST is answered now
 		}

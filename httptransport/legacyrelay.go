@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"github.com/mcpmount/mcpmount/httptransport/internal/output"
 	"github.com/mcpmount/mcpmount/identity"
 	"github.com/mcpmount/mcpmount/internal/logval"
 	"github.com/mcpmount/mcpmount/jsonrpc"
@@ -97,7 +98,7 @@ func (ls *liveSession) receivedLegacy(m *jsonrpc.Message) {
 	ls.later(func() {
 		ls.h.withStore(ctx, func(ctx context.Context) { _ = ls.touch(ctx) }) // as a POST here does
 		if herr := ls.h.serveLegacyMessage(r, ls, msg); herr != nil {
-			ls.standalone.sendRaw(errorBody(msg.ID, herr.rpc))
+			ls.standalone.SendRaw(output.ErrorBody(msg.ID, herr.rpc))
 		}
 	})
 }

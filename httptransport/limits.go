@@ -67,7 +67,7 @@ func (q *quota) give(owner string, n int) {
 
 // place returns what gives back one place taken for owner, once however
 // often it is called: a response holding a place gives it back when the
-// client can first see it end (stream.release), and its handler again when
+// client can first see it end (output.Stream.HoldPlace), and its handler again when
 // it is over, whichever comes first. It is nil for a quota without bound.
 func (q *quota) place(owner string) func() {
 	if q == nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpmount/mcpmount/httptransport/internal/output"
 	"github.com/mcpmount/mcpmount/identity"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
@@ -52,17 +53,17 @@ func TestStreamLimitSpread(t *testing.T) {
 
 // attachedGET binds a recorder, as a GET would, to a stream of a
 // 2025-11-25 session "S" whose events go to store.
-func attachedGET(t *testing.T, store *MemoryEventStore, id string, standalone bool) (st *stream, detached <-chan struct{}, rec *httptest.ResponseRecorder) {
+func attachedGET(t *testing.T, store *MemoryEventStore, id string, standalone bool) (st *output.Stream, detached <-chan struct{}, rec *httptest.ResponseRecorder) {
 	t.Helper()
 	h := New(NewTestEngine(), &Options{Events: store})
 	t.Cleanup(func() { _ = h.Shutdown(context.Background()) })
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	ls := &liveSession{h: h, id: "S", sess: &Session{ID: "S", Version: Version20251125}, ctx: ctx}
-	st = h.newStream(nil, acceptance{sse: true}, streamRole{modern: true})
-	st.events.sess, st.events.id, st.role.standalone = ls, id, standalone
+	st = h.newStream(nil, acceptance{sse: true}, output.Role{Modern: true, Standalone: standalone})
+	st.JoinSession(ls, id, false)
 	rec = httptest.NewRecorder()
-	detached, err := st.attach(rec, 0, false, false, nil)
+	detached, err := st.Attach(rec, 0, false, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,9 +78,9 @@ func attachedGET(t *testing.T, store *MemoryEventStore, id string, standalone bo
 func TestNoDisconnectEventAfterEnd(t *testing.T) {
 	store := NewMemoryEventStore(nil)
 	st, detached, rec := attachedGET(t, store, "c1", false)
-	st.finish(&jsonrpc.Message{ID: jsonrpc.StringID("x"), Result: []byte(`{}`)})
+	st.Finish(&jsonrpc.Message{ID: jsonrpc.StringID("x"), Result: []byte(`{}`)})
 	before := rec.Body.String()
-	st.detachAttached(detached) // the limit timer, firing before hold's detach
+	st.DetachAttached(detached) // the limit timer, firing before hold's detach
 	if after := rec.Body.String(); after != before {
 		t.Errorf("event written after the final response:\n%q", strings.TrimPrefix(after, before))
 	}
@@ -96,9 +97,9 @@ func TestNoDisconnectEventAfterEnd(t *testing.T) {
 func TestNoDisconnectEventAfterSessionClosed(t *testing.T) {
 	store := NewMemoryEventStore(nil)
 	st, detached, _ := attachedGET(t, store, "t0", true)
-	st.cut()
+	st.Cut()
 	_ = store.SessionClosed(context.Background(), "S")
-	st.detachAttached(detached)
+	st.DetachAttached(detached)
 	store.mu.Lock()
 	_, leaked := store.sessions["S"]
 	store.mu.Unlock()

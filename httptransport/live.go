@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpmount/mcpmount/httptransport/internal/output"
 	"github.com/mcpmount/mcpmount/internal/logval"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
@@ -42,10 +43,10 @@ type liveSession struct {
 	recMu sync.Mutex
 
 	mu         sync.Mutex
-	calls      map[string]*Call        // in flight, by request id (ID.Key)
-	pending    map[string]pendingReply // server requests awaiting answers (ID.Key)
-	streams    map[string]*stream      // live call streams, by stream id
-	standalone *stream                 // GET stream (2025) or event stream (2024-11-05)
+	calls      map[string]*Call          // in flight, by request id (ID.Key)
+	pending    map[string]pendingReply   // server requests awaiting answers (ID.Key)
+	streams    map[string]*output.Stream // live call streams, by stream id
+	standalone *output.Stream            // GET stream (2025) or event stream (2024-11-05)
 	nextStream int
 	nextReq    int
 	active     int // calls in flight and attached GET streams
@@ -85,20 +86,20 @@ func (h *Handler) newLiveSession(sess *Session, owner, addr string, release func
 		h: h, id: sess.ID, owner: owner, sess: sess, addr: addr, release: release,
 		calls:    make(map[string]*Call),
 		pending:  make(map[string]pendingReply),
-		streams:  make(map[string]*stream),
+		streams:  make(map[string]*output.Stream),
 		lastUsed: time.Now(),
 	}
 	ls.ctx, ls.stop = context.WithCancel(h.ctx)
-	role := streamRole{standalone: true}
+	role := output.Role{Standalone: true}
 	if sess.Legacy {
-		role.eventName = "message" // spec 2024-11-05 basic/transports#http-with-sse
+		role.EventName = "message" // spec 2024-11-05 basic/transports#http-with-sse
 	}
 	st := h.newStream(nil, acceptance{sse: true}, role)
 	// Its id carries the instance's tag like call streams' ids, so event
 	// ids stay unique in a session served by several instances (spec
 	// 2025-11-25 basic/transports#resumability-and-redelivery).
 	ls.tag = h.tag + newCopyTag()
-	st.joinSession(ls, ls.tag+"0", false) // see isStandaloneID
+	st.JoinSession(ls, ls.tag+"0", false) // see isStandaloneID
 	ls.standalone = st
 	return ls
 }
@@ -118,13 +119,13 @@ func (ls *liveSession) Send(ctx context.Context, msg *jsonrpc.Message) error {
 	if ls.forward(ctx, msg) {
 		return nil
 	}
-	return ls.standalone.send(msg)
+	return ls.standalone.Send(msg)
 }
 
 // newCallStream registers a resumable stream for a call. A session that
 // has ended gets none: the call is refused, and its refusal must not bring
 // the session back into the event store.
-func (ls *liveSession) newCallStream(st *stream) {
+func (ls *liveSession) newCallStream(st *output.Stream) {
 	ls.mu.Lock()
 	if ls.ended {
 		ls.mu.Unlock()
@@ -134,17 +135,32 @@ func (ls *liveSession) newCallStream(st *stream) {
 	// Joined before it is listed: the stream may be cut (end) as soon as
 	// it is.
 	id := ls.tag + strconv.Itoa(ls.nextStream)
-	st.joinSession(ls, id, ls.h.cfg.events != nil && ls.sess.Version >= Version20251125)
+	st.JoinSession(ls, id, ls.h.cfg.events != nil && ls.sess.Version >= Version20251125)
 	ls.streams[id] = st
 	ls.mu.Unlock()
 }
 
+// ID is the session's id (output.Session).
+func (ls *liveSession) ID() string { return ls.id }
+
+// Context is the session's context, ended with it (output.Session).
+func (ls *liveSession) Context() context.Context { return ls.ctx }
+
+// Resumable reports whether the session's streams keep their events for a
+// resuming client: not a 2024-11-05 session's (output.Session).
+func (ls *liveSession) Resumable() bool { return !ls.sess.Legacy }
+
+// Disconnects reports whether a stream of the session whose time is up
+// may end with a server-side disconnect event: 2025-11-25 and later
+// (output.Session).
+func (ls *liveSession) Disconnects() bool { return ls.sess.Version >= Version20251125 }
+
 // dropStream forgets the stream of a call that was refused.
-func (ls *liveSession) dropStream(st *stream) {
+func (ls *liveSession) dropStream(st *output.Stream) {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
-	if ls.streams[st.events.id] == st {
-		delete(ls.streams, st.events.id)
+	if ls.streams[st.ID()] == st {
+		delete(ls.streams, st.ID())
 	}
 }
 
@@ -199,8 +215,8 @@ func (ls *liveSession) removeCall(c *Call) {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	ls.releaseIDLocked(c)
-	if st, ok := c.out.(*stream); ok {
-		delete(ls.streams, st.events.id)
+	if st, ok := c.out.(*output.Stream); ok {
+		delete(ls.streams, st.ID())
 	}
 	for k, p := range ls.pending {
 		if p.call == c {
@@ -315,7 +331,7 @@ func (ls *liveSession) cancelCall(requestID jsonrpc.ID) bool {
 	ls.mu.Unlock()
 	if c != nil && c.Request.Method != "initialize" {
 		c.cancel()
-		c.out.abortWrite() // a write blocked on its client ends too (wire.Guard)
+		c.out.AbortWrite() // a write blocked on its client ends too (wire.Guard)
 	}
 	return c != nil
 }
@@ -340,7 +356,7 @@ func (ls *liveSession) idleLocked(now time.Time, d time.Duration) bool {
 }
 
 // closeStreams ends the standalone stream so its GET returns; calls go on.
-func (ls *liveSession) closeStreams() { ls.standalone.cut() }
+func (ls *liveSession) closeStreams() { ls.standalone.Cut() }
 
 // end ends the session on this instance: its calls are cancelled, its
 // streams cut, and, when forget is set, its record and events deleted.
@@ -362,7 +378,7 @@ func (ls *liveSession) endIf(ctx context.Context, forget bool, cond func() bool)
 	if ls.release != nil {
 		ls.release()
 	}
-	streams := make([]*stream, 0, len(ls.streams))
+	streams := make([]*output.Stream, 0, len(ls.streams))
 	for _, st := range ls.streams {
 		streams = append(streams, st)
 	}
@@ -374,9 +390,9 @@ func (ls *liveSession) endIf(ctx context.Context, forget bool, cond func() bool)
 	}
 	ls.h.observeSession(ls, false)
 	ls.stop()
-	ls.standalone.cut()
+	ls.standalone.Cut()
 	for _, st := range streams {
-		st.cut()
+		st.Cut()
 	}
 	ls.h.mu.Lock()
 	if ls.h.live[ls.id] == ls {

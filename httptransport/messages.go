@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/mcpmount/mcpmount/httptransport/internal/output"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
@@ -40,7 +41,7 @@ func (h *Handler) serveMessages(x *exchange, req *request) {
 			if !id.IsValid() {
 				id = jsonrpc.NullID()
 			}
-			refused = append(refused, errorBody(id, rpcRefusal(req.errs[i]).rpc))
+			refused = append(refused, output.ErrorBody(id, rpcRefusal(req.errs[i]).rpc))
 		case m.IsResponse():
 			if ls != nil && ls.deliverReply(m) == replyNotPending {
 				h.relayReply(r.Context(), ls, m)
@@ -58,7 +59,7 @@ func (h *Handler) serveMessages(x *exchange, req *request) {
 	case len(calls) == 0 && len(refused) == 0:
 		w.WriteHeader(http.StatusAccepted)
 	case !req.batch:
-		st := h.newStream(w, accept, streamRole{reqID: calls[0].ID})
+		st := h.newStream(w, accept, output.Role{ReqID: calls[0].ID})
 		h.runCall(x, calls[0], st)
 	default:
 		h.serveBatch(x, calls, refused)
@@ -85,10 +86,10 @@ func (h *Handler) notify(ctx context.Context, ls *liveSession, m *jsonrpc.Messag
 // errors for the batch's invalid members (refused) come first.
 func (h *Handler) serveBatch(x *exchange, calls []*jsonrpc.Message, refused [][]byte) {
 	w, r, accept := x.w, x.r, x.accept
-	batch := h.newStream(w, acceptance{json: !accept.sse, sse: accept.sse}, streamRole{})
+	batch := h.newStream(w, acceptance{json: !accept.sse, sse: accept.sse}, output.Role{})
 	// The header flush and keep-alives of a silent batch, or, for a JSON
 	// answer, the lift of the server's WriteTimeout.
-	batch.startTimer(r)
+	batch.StartTimer(r)
 	var (
 		mu        sync.Mutex
 		collected []json.RawMessage
@@ -96,7 +97,7 @@ func (h *Handler) serveBatch(x *exchange, calls []*jsonrpc.Message, refused [][]
 	)
 	relay := func(data []byte) {
 		if accept.sse {
-			batch.sendRaw(data)
+			batch.SendRaw(data)
 			return
 		}
 		mu.Lock()
@@ -112,10 +113,10 @@ func (h *Handler) serveBatch(x *exchange, calls []*jsonrpc.Message, refused [][]
 	for _, m := range calls {
 		// Members take what the batch takes: over SSE everything relays,
 		// as JSON only the responses (send drops the rest).
-		sub := h.newRelayOut(m.ID, accept.sse, relay, nil)
+		sub := h.newRelay(m.ID, accept.sse, relay, nil)
 		if run := h.startCall(x, m, sub); run != nil {
 			go run()
-			dones = append(dones, sub.done())
+			dones = append(dones, sub.Done())
 		}
 	}
 	for _, d := range dones {
@@ -125,8 +126,8 @@ func (h *Handler) serveBatch(x *exchange, calls []*jsonrpc.Message, refused [][]
 		}
 	}
 	if accept.sse {
-		batch.cut()
-		batch.detach()
+		batch.Cut()
+		batch.Detach()
 		return
 	}
 	// The client may have left with calls still running, which relay on.
@@ -134,6 +135,6 @@ func (h *Handler) serveBatch(x *exchange, calls []*jsonrpc.Message, refused [][]
 	answered = true
 	body, _ := json.Marshal(collected)
 	mu.Unlock()
-	batch.finishJSON(body)
-	batch.detach()
+	batch.FinishJSON(body)
+	batch.Detach()
 }

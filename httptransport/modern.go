@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mcpmount/mcpmount/httptransport/internal/output"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
@@ -56,20 +57,20 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *reque
 	}
 	release := q.place(owner)
 	ctx, cancel, unwatch := callContext(r, listen)
-	st := h.newStream(w, accept, streamRole{modern: true, reqID: m.ID, held: listen})
+	st := h.newStream(w, accept, output.Role{Modern: true, ReqID: m.ID, Held: listen})
 	// Shutdown ends a write blocked on a client that stopped reading
 	// (wire.Guard); a client that drops the request closes it anyway.
-	stop := context.AfterFunc(h.ctx, func() { cancel(); st.abortWrite() })
+	stop := context.AfterFunc(h.ctx, func() { cancel(); st.AbortWrite() })
 	if listen {
 		// A listen's place is its stream: given back as the client sees
 		// it end. A call's is given back when the engine is done with it.
-		st.holdPlace(release, h.parkable(r))
+		st.HoldPlace(release, h.parkable(r))
 	}
 	call := &Call{Request: m, Version: version, Header: r.Header, out: st, ctx: ctx, cancel: cancel}
 	if listen {
 		h.openListen(r, st, call)
 	}
-	st.startTimer(r)
+	st.StartTimer(r)
 	resp, err := h.serveEngine(ctx, call)
 	if !listen && release != nil {
 		release() // before the answer goes out: the client may call again at once
@@ -87,12 +88,12 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *reque
 	}
 	defer h.endModern(call, stop, listen, release)
 	if ctx.Err() != nil {
-		st.cut()
-		st.detach()
+		st.Cut()
+		st.Detach()
 		return
 	}
-	st.finish(responseOf(m.ID, resp, err))
-	st.detach()
+	st.Finish(responseOf(m.ID, resp, err))
+	st.Detach()
 }
 
 // admitModern checks a 2026-07-28 POST before its call starts, answering
@@ -131,7 +132,7 @@ func (h *Handler) admitModern(w http.ResponseWriter, r *http.Request, req *reque
 // Shutdown (the handler's or its server's) ends with their final result,
 // and arms its time limit (streamLimit); one that arrives as Shutdown
 // ends the listens is ended at once, as they were.
-func (h *Handler) openListen(r *http.Request, st *stream, call *Call) {
+func (h *Handler) openListen(r *http.Request, st *output.Stream, call *Call) {
 	call.streamClosed = h.observeStream(r.Context(), StreamListen)
 	watch := h.watchServer(r)
 	if watch != nil {
@@ -169,7 +170,7 @@ func (h *Handler) endModern(call *Call, stop func() bool, listen bool, release f
 		call.stopLimit()
 	}
 	h.mu.Lock()
-	if st, ok := call.out.(*stream); ok {
+	if st, ok := call.out.(*output.Stream); ok {
 		delete(h.listens, st)
 	}
 	h.mu.Unlock()

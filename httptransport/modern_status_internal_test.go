@@ -82,7 +82,7 @@ func TestModernLateErrorIsSSEEvent(t *testing.T) {
 	te := NewTestEngine()
 	s := StartTestServer(t, te, nil, nil, false)
 	s.Handler.engine = slowAnswerEngine{te, 150 * time.Millisecond}
-	s.Handler.cfg.headerFlushDelay = 20 * time.Millisecond
+	s.Handler.out.HeaderFlushDelay = 20 * time.Millisecond
 	h := ModernHeaders("tools/call")
 	h.Set("Mcp-Name", "late-404")
 	resp, body := s.Do("POST", h, slowAnswerCall("late-404"))

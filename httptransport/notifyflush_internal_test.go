@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpmount/mcpmount/httptransport/internal/output"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
@@ -29,18 +30,18 @@ func TestPendingNotificationSurvivesPark(t *testing.T) {
 				defer cancel()
 				_ = h.Shutdown(ctx)
 			}()
-			st := h.newStream(nil, acceptance{sse: true}, streamRole{}) // a call's stream, its POST gone
+			st := h.newStream(nil, acceptance{sse: true}, output.Role{}) // a call's stream, its POST gone
 			parked := make(chan bool, 1)
 			gone := make(chan struct{})
 			big := strings.Repeat("y", size)
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if _, err := st.attach(w, 0, false, true, nil); err != nil {
+				if _, err := st.Attach(w, 0, false, true, nil); err != nil {
 					t.Error(err)
 					parked <- false
 					return
 				}
-				_ = st.send(jsonrpc.NewNotification("notifications/message", json.RawMessage(`{"data":"first"}`)))
-				_ = st.send(jsonrpc.NewNotification("notifications/message", json.RawMessage(`{"data":"`+big+`"}`)))
+				_ = st.Send(jsonrpc.NewNotification("notifications/message", json.RawMessage(`{"data":"first"}`)))
+				_ = st.Send(jsonrpc.NewNotification("notifications/message", json.RawMessage(`{"data":"`+big+`"}`)))
 				parked <- h.park(w, r, st, func() { close(gone) })
 			}))
 			defer srv.Close()
@@ -52,8 +53,8 @@ func TestPendingNotificationSurvivesPark(t *testing.T) {
 			if !<-parked {
 				t.Fatal("not parked")
 			}
-			_ = st.send(jsonrpc.NewNotification("notifications/message", json.RawMessage(`{"data":"after"}`)))
-			st.finish(jsonrpc.NewResponse(jsonrpc.Int64ID(1), json.RawMessage(`{}`)))
+			_ = st.Send(jsonrpc.NewNotification("notifications/message", json.RawMessage(`{"data":"after"}`)))
+			st.Finish(jsonrpc.NewResponse(jsonrpc.Int64ID(1), json.RawMessage(`{}`)))
 			body, err := io.ReadAll(resp.Body)
 			if err != nil {
 				t.Fatal(err)

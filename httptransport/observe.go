@@ -216,32 +216,10 @@ func (h *Handler) observeCall(ctx context.Context, call *Call) (context.Context,
 		out := CallOutcome{Cancelled: ctx.Err() != nil, Held: errors.Is(err, ErrHold)}
 		if !out.Held {
 			out.Response = responseOf(call.Request.ID, resp, err)
-			out.Status = call.out.statusFor(out.Response.Error)
+			out.Status = call.out.StatusFor(out.Response.Error)
 		}
 		end(out)
 	}
-}
-
-// statusFor is the HTTP status an answer carrying e would go out with
-// (see CallOutcome.Status): 0 for a relayed call's, which goes out on
-// another stream.
-func (o *relayOut) statusFor(*jsonrpc.Error) int { return 0 }
-
-// statusFor is the HTTP status an answer carrying e would go out with
-// (see CallOutcome.Status).
-func (s *stream) statusFor(e *jsonrpc.Error) int {
-	if s == nil {
-		return 0
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	switch {
-	case s.role.held:
-		return 0
-	case s.resp.open:
-		return http.StatusOK
-	}
-	return s.role.status(e)
 }
 
 // observe reports e to the Observer, if there is one.

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/mcpmount/mcpmount/httptransport/internal/output"
 	"github.com/mcpmount/mcpmount/httptransport/internal/wire"
 )
 
@@ -36,7 +37,7 @@ var ErrHold = errors.New("httptransport: hold the listen stream")
 // The watcher then runs what the handler would have run after waiting.
 
 // parkable reports whether a held stream on r's connection can be taken
-// over. Such a stream's response says Connection: close (stream.closeConn),
+// over. Such a stream's response says Connection: close (output.Stream.HoldPlace),
 // so that no client reuses a connection that ends with the stream.
 func (h *Handler) parkable(r *http.Request) bool {
 	return !h.cfg.disableHijack && r.ProtoMajor == 1
@@ -44,30 +45,54 @@ func (h *Handler) parkable(r *http.Request) bool {
 
 // parkedConn is what the handler knows of a parked stream.
 type parkedConn struct {
-	pw  *wire.ParkedWriter // nil while being taken over
-	srv *http.Server       // the server whose connection it is, if known
+	pw   *wire.ParkedWriter // nil while being taken over
+	srv  *http.Server       // the server whose connection it is, if known
+	late bool               // Shutdown passed it over while it was taken over
 }
 
 // park takes st's connection over from net/http, if w is still attached
 // to st, and starts its watcher, which runs gone once the connection is
 // closed, by either side. It reports false, leaving everything as it was,
 // when st cannot be parked: then the caller waits as before.
-func (h *Handler) park(w http.ResponseWriter, r *http.Request, st *stream, gone func()) bool {
+func (h *Handler) park(w http.ResponseWriter, r *http.Request, st *output.Stream, gone func()) bool {
 	if !h.parkable(r) {
 		return false
 	}
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if !st.readyToParkLocked(w) {
+	var pc *parkedConn
+	if !st.Park(w, func() (*wire.ParkedWriter, bool) {
+		pc = h.takeOver(w, r, st)
+		if pc == nil {
+			return nil, false
+		}
+		return pc.pw, pc.late
+	}) {
 		return false
 	}
+	h.inflight.enterLate()
+	go func() {
+		defer h.inflight.exit()
+		pc.pw.Watch()
+		st.DetachIf(pc.pw)
+		h.mu.Lock()
+		if h.parked[st] == pc {
+			delete(h.parked, st)
+		}
+		h.mu.Unlock()
+		gone()
+	}()
+	return true
+}
+
+// takeOver hijacks the connection of st's response w, under st's lock
+// (output.Stream.Park), and registers it as parked; nil when it cannot.
+func (h *Handler) takeOver(w http.ResponseWriter, r *http.Request, st *output.Stream) *parkedConn {
 	watch := h.watchServer(r)
 	// Registered before the hijack, under the lock that Shutdown and the
 	// server hook take, so that no stream is parked behind their backs.
 	h.mu.Lock()
 	if h.closing.Load() || watch.isDownLocked() {
 		h.mu.Unlock()
-		return false
+		return nil
 	}
 	pc := &parkedConn{}
 	if watch != nil {
@@ -80,45 +105,29 @@ func (h *Handler) park(w http.ResponseWriter, r *http.Request, st *stream, gone 
 		h.mu.Lock()
 		delete(h.parked, st)
 		h.mu.Unlock()
-		return false
+		return nil
 	}
 	pw := wire.NewParkedWriter(conn, r.ProtoAtLeast(1, 1), h.cfg.writeTimeout)
-	st.parkOnLocked(pw)
 	h.mu.Lock()
 	pc.pw = pw
 	// Shutdown (the handler's or the server's) may have passed over this
-	// stream while it was being taken over: it ends here, and the watcher
-	// below cleans up. (A listen is ended by its final result, which waits
-	// for the stream's lock, held here.)
-	late := (h.closing.Load() || watch.isDownLocked()) && h.listens[st] == nil
+	// stream while it was being taken over: it ends at once, and the
+	// watcher cleans up. (A listen is ended by its final result, which
+	// waits for the stream's lock, held here.)
+	pc.late = (h.closing.Load() || watch.isDownLocked()) && h.listens[st] == nil
 	h.mu.Unlock()
-	if late {
-		st.detachLocked()
-	}
-	h.inflight.enterLate()
-	go func() {
-		defer h.inflight.exit()
-		pw.Watch()
-		st.detachIf(pw)
-		h.mu.Lock()
-		if h.parked[st] == pc {
-			delete(h.parked, st)
-		}
-		h.mu.Unlock()
-		gone()
-	}()
-	return true
+	return pc
 }
 
 // parkListen parks a held listen stream: its call ends when the client
 // leaves, and when the call ends (Shutdown, the client leaving) the stream
 // is cut, which closes the connection, and end runs.
-func (h *Handler) parkListen(w http.ResponseWriter, r *http.Request, st *stream, call *Call, end func()) bool {
+func (h *Handler) parkListen(w http.ResponseWriter, r *http.Request, st *output.Stream, call *Call, end func()) bool {
 	if !h.park(w, r, st, call.cancel) {
 		return false
 	}
 	context.AfterFunc(call.ctx, func() {
-		st.cut()
+		st.Cut()
 		end()
 	})
 	return true
@@ -129,7 +138,7 @@ func (h *Handler) parkListen(w http.ResponseWriter, r *http.Request, st *stream,
 // session ends with its stream.
 func (h *Handler) endParked(srv *http.Server) {
 	type entry struct {
-		st *stream
+		st *output.Stream
 		pw *wire.ParkedWriter
 	}
 	var ends []entry
@@ -141,7 +150,7 @@ func (h *Handler) endParked(srv *http.Server) {
 	}
 	h.mu.Unlock()
 	for _, e := range ends {
-		e.st.detachIf(e.pw)
+		e.st.DetachIf(e.pw)
 	}
 }
 
@@ -185,28 +194,6 @@ func (h *Handler) endListens(match func(*Call) bool) {
 // finishListen ends a listen stream with its final result and ends its
 // call.
 func finishListen(c *Call) {
-	c.out.finish(listenResult(c.Request.ID))
+	c.out.Finish(listenResult(c.Request.ID))
 	c.cancel()
-}
-
-// readyToParkLocked opens the stream if it is not open yet and flushes what
-// waits in net/http's buffer, which the hijack would drop (notifications
-// deferred by NotificationFlushDelay, on a resumed call stream between
-// attach and park). It reports false when the stream cannot be parked: it
-// ended, w is no longer its response, its client takes no SSE, middleware
-// compresses it, or a write failed (the client is gone).
-func (s *stream) readyToParkLocked(w http.ResponseWriter) bool {
-	if s.ended || s.resp.w != w || !s.accept.sse {
-		return false
-	}
-	if !s.resp.open {
-		if s.openLocked(); s.resp.w != w {
-			return false
-		}
-	}
-	if w.Header().Get("Content-Encoding") != "" {
-		return false // set when the headers went out
-	}
-	s.flushPendingLocked()
-	return s.resp.w == w
 }

@@ -133,9 +133,7 @@ func TestStandaloneStreamHeld(t *testing.T) {
 				ls.mu.Lock()
 				idle := ls.active == 0
 				ls.mu.Unlock()
-				ls.standalone.mu.Lock()
-				free := ls.standalone.resp.w == nil
-				ls.standalone.mu.Unlock()
+				free := !ls.standalone.Attached()
 				return idle && free
 			})
 			resp := s.Open(context.Background(), "GET", h, "")

@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/mcpmount/mcpmount/httptransport/internal/output"
 	"github.com/mcpmount/mcpmount/identity"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
@@ -190,7 +191,7 @@ func (h *Handler) admitRate(w http.ResponseWriter, r *http.Request, req *request
 	if ow, isObserved := w.(*observedWriter); isObserved {
 		ow.status, ow.reason, ow.name = http.StatusTooManyRequests, "rate_limited", tool
 	}
-	writeJSON(w, http.StatusTooManyRequests, errorBody(id, errRateLimited))
+	output.WriteJSON(w, http.StatusTooManyRequests, output.ErrorBody(id, errRateLimited))
 	return false
 }
 

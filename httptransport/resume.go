@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpmount/mcpmount/httptransport/internal/output"
 	"github.com/mcpmount/mcpmount/internal/logval"
 	"github.com/mcpmount/mcpmount/sse"
 )
@@ -20,7 +21,7 @@ import (
 // (carried), so the client misses nothing that the shared EventStore
 // kept. If they are gone the GET stream still opens: it is the session's
 // only stream, and losing it would cost more than the events.
-func (h *Handler) streamFor(r *http.Request, ls *liveSession, lastID string) (st *stream, after int, replay bool, carried []sse.Event, herr *httpError) {
+func (h *Handler) streamFor(r *http.Request, ls *liveSession, lastID string) (st *output.Stream, after int, replay bool, carried []sse.Event, herr *httpError) {
 	if lastID == "" {
 		return ls.standalone, 0, false, nil, nil
 	}
@@ -31,7 +32,7 @@ func (h *Handler) streamFor(r *http.Request, ls *liveSession, lastID string) (st
 	if !ok {
 		return nil, 0, false, nil, errUnknownEventID
 	}
-	if streamID == ls.standalone.events.id {
+	if streamID == ls.standalone.ID() {
 		return ls.standalone, index, true, nil, nil
 	}
 	if h.isStandaloneID(streamID) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpmount/mcpmount/httptransport/internal/output"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
@@ -37,9 +38,7 @@ func TestResume(t *testing.T) {
 		ls.mu.Lock()
 		st := ls.streams[strings.Split(first.ID, "_")[0]]
 		ls.mu.Unlock()
-		st.mu.Lock()
-		attached := st.resp.w != nil
-		st.mu.Unlock()
+		attached := st.Attached()
 		if !attached {
 			break
 		}
@@ -135,15 +134,13 @@ func TestMemoryEventStoreStreamsBounded(t *testing.T) {
 func TestResumeWithNothingMissed(t *testing.T) {
 	store := NewMemoryEventStore(nil)
 	st, detached, _ := attachedGET(t, store, "c0", true)
-	if err := st.send(jsonrpc.NewNotification("notifications/tools/list_changed", nil)); err != nil {
+	if err := st.Send(jsonrpc.NewNotification("notifications/tools/list_changed", nil)); err != nil {
 		t.Fatal(err)
 	}
-	st.detachAttached(detached)
+	st.DetachAttached(detached)
 	_ = store.SessionClosed(context.Background(), "S") // every event of it gone
-	st.mu.Lock()
-	last := st.events.seq
-	st.mu.Unlock()
-	if _, err := st.attach(httptest.NewRecorder(), last, true, false, nil); err != nil {
+	last := st.LastIndex()
+	if _, err := st.Attach(httptest.NewRecorder(), last, true, false, nil); err != nil {
 		t.Errorf("resume from the last event sent: %v", err)
 	}
 }
@@ -210,9 +207,7 @@ func TestGETGetsWhatWaited(t *testing.T) {
 		s.Handler.mu.Lock()
 		ls := s.Handler.live[sid]
 		s.Handler.mu.Unlock()
-		ls.standalone.mu.Lock()
-		defer ls.standalone.mu.Unlock()
-		return ls.standalone.resp.w == nil
+		return !ls.standalone.Attached()
 	})
 	r = NewSSEReader(t, s.Open(ctx, "GET", h, "").Body)
 	s.Engine.Broadcast()
@@ -230,20 +225,20 @@ func TestStandaloneIDs(t *testing.T) {
 	h := New(NewTestEngine(), nil)
 	ls := h.newLiveSession(&Session{ID: "S", Version: Version20251125}, "", "", nil)
 	defer ls.stop()
-	ls.newCallStream(h.newStream(nil, acceptance{sse: true}, streamRole{}))
+	ls.newCallStream(h.newStream(nil, acceptance{sse: true}, output.Role{}))
 	for id, want := range map[string]bool{
-		ls.standalone.events.id: true,
-		ls.tag + "1":            false,
-		ls.tag + "10":           false,
-		"QWERTY0":               true, // the previous release's standalone id
-		"QWERTY1":               false,
-		"QWERTY10":              false,
-		"QWERTYABCD0":           true, // another instance's copy
-		"QWERTY2A3B0":           true,
-		"QWERTYABCD20":          false,
-		"QWERTY10000":           false, // the previous release's call stream 10000
-		"QWERTY12340":           false,
-		strings.Repeat("A", 3):  false,
+		ls.standalone.ID():     true,
+		ls.tag + "1":           false,
+		ls.tag + "10":          false,
+		"QWERTY0":              true, // the previous release's standalone id
+		"QWERTY1":              false,
+		"QWERTY10":             false,
+		"QWERTYABCD0":          true, // another instance's copy
+		"QWERTY2A3B0":          true,
+		"QWERTYABCD20":         false,
+		"QWERTY10000":          false, // the previous release's call stream 10000
+		"QWERTY12340":          false,
+		strings.Repeat("A", 3): false,
 	} {
 		if got := h.isStandaloneID(id); got != want {
 			t.Errorf("isStandaloneID(%q) = %v, want %v", id, got, want)

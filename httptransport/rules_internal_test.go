@@ -105,7 +105,7 @@ func TestResumeRefusedWithoutResumability(t *testing.T) {
 	s := NewTestServer(t, &Options{DisableResumability: true})
 	sid := s.Initialize(Version20251125)
 	s.Handler.mu.Lock()
-	standalone := s.Handler.live[sid].standalone.events.id
+	standalone := s.Handler.live[sid].standalone.ID()
 	s.Handler.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

@@ -28,7 +28,7 @@ const ListTools = `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
 // standaloneOf is the id of the standalone stream of s's copy of session sid.
 func standaloneOf(t *testing.T, s *TestServer, sid string) string {
 	t.Helper()
-	return liveOf(t, s, sid).standalone.events.id // set when the copy is made
+	return liveOf(t, s, sid).standalone.ID() // set when the copy is made
 }
 
 // TestSharedStoreHeldStream: a session whose only activity is a GET

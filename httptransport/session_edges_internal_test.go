@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpmount/mcpmount/httptransport/internal/output"
 )
 
 // TestCancelledCallPOSTIsReadable: spec 2025-11-25 basic/transports#sending-messages-to-the-server, "Body holds a request:
@@ -70,7 +72,7 @@ func TestCancelledCallPOSTIsReadable(t *testing.T) {
 				t.Fatalf("the cancelled call's POST was answered %d, Content-Type %q, body %q; want 200 %s", a.status, a.ct, a.body, tc.ct)
 			}
 			if tc.ct == "application/json" {
-				if id, code, _ := RPCError(t, a.body); id != `"c1"` || code != codeRequestCancelled {
+				if id, code, _ := RPCError(t, a.body); id != `"c1"` || code != output.ErrRequestCancelled.Code {
 					t.Errorf("body %s, want error -32800 for id c1", a.body)
 				}
 			} else if msgs := Messages(t, Events(t, a.body)); len(msgs) != 0 {
@@ -87,7 +89,7 @@ func newLiftServer(t *testing.T, delay, writeTimeout, flush time.Duration, h2 bo
 	te := NewTestEngine()
 	h := New(slowAnswerEngine{te, delay}, nil)
 	if flush != 0 {
-		h.cfg.headerFlushDelay = flush
+		h.out.HeaderFlushDelay = flush
 	}
 	srv := httptest.NewUnstartedServer(h)
 	srv.Config.WriteTimeout = writeTimeout

@@ -94,7 +94,7 @@ func (ls *liveSession) notice(ctx context.Context, n streamNotice) {
 // forward publishes msg for the instance holding the session's GET stream,
 // if another instance does; it reports whether it did.
 func (ls *liveSession) forward(ctx context.Context, msg *jsonrpc.Message) bool {
-	if ls.relay() == nil || ls.standalone.attached() {
+	if ls.relay() == nil || ls.standalone.Attached() {
 		return false
 	}
 	ls.mu.Lock()
@@ -139,7 +139,7 @@ func (ls *liveSession) receivedStream(m *jsonrpc.Message) {
 	ls.later(func() {
 		switch {
 		case n.Ask:
-			if ls.standalone.attached() {
+			if ls.standalone.Attached() {
 				ls.reannounce(ls.ctx)
 			}
 		case n.Held:
@@ -178,10 +178,10 @@ func (ls *liveSession) moveStream(n streamNotice) {
 // forwardKept forwards the messages kept here for a GET to the copy tagged
 // to; on a failure it keeps the rest here, and reports false.
 func (ls *liveSession) forwardKept(ctx context.Context, to string) bool {
-	kept, first := ls.standalone.takeUndelivered(ctx)
+	kept, first := ls.standalone.TakeUndelivered(ctx)
 	for i, data := range kept {
-		if ls.publishForward(ctx, to, data.data) != nil {
-			ls.standalone.keepFrom(first, kept[i].index)
+		if ls.publishForward(ctx, to, data.Data) != nil {
+			ls.standalone.KeepFrom(first, kept[i].Index)
 			return false
 		}
 	}
@@ -201,7 +201,7 @@ func (ls *liveSession) receivedForward(m *jsonrpc.Message) {
 		return
 	}
 	// Off the relay's delivering goroutine: the write waits for the client.
-	ls.later(func() { _ = ls.standalone.send(msg) })
+	ls.later(func() { _ = ls.standalone.Send(msg) })
 }
 
 // maxQueued bounds what waits in a session's queue of relayed deliveries

@@ -77,7 +77,7 @@ func TestSessionMessagesFollowStream(t *testing.T) {
 		t.Fatal("a's engine never got the answer")
 	}
 	// Nothing was written twice: a holds nothing for a later GET there.
-	if kept, _ := liveOf(t, a, sid).standalone.takeUndelivered(context.Background()); len(kept) != 0 {
+	if kept, _ := liveOf(t, a, sid).standalone.TakeUndelivered(context.Background()); len(kept) != 0 {
 		n := len(kept)
 		t.Errorf("a still keeps %d messages for a GET there", n)
 	}

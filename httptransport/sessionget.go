@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"time"
+
+	"github.com/mcpmount/mcpmount/httptransport/internal/output"
 )
 
 // serveGet opens or resumes (Last-Event-ID) the GET stream of session sid,
@@ -41,21 +43,21 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request, sid string) {
 		return
 	}
 	release := h.streams.place(owner)
-	detached, err := st.attach(w, after, replay, h.parkable(r), release, carried...)
+	detached, err := st.Attach(w, after, replay, h.parkable(r), release, carried...)
 	if err != nil {
 		h.streams.give(owner, 1)
-		writeRefusal(w, noID, err.(*httpError))
+		writeRefusal(w, noID, attachRefusal(err))
 		return
 	}
-	if st.role.standalone {
-		st.startTimer(r)
+	if st.Standalone() {
+		st.StartTimer(r)
 		ls.announceStream(r.Context(), true) // the session's messages come here now (sessionfollow.go)
 	}
 	closed := h.observeStream(r.Context(), StreamGet)
 	h.hold(&exchange{w: w, r: r, ls: ls}, st, detached, release, func() {
 		closed()
 		ctx := context.WithoutCancel(r.Context())
-		if st.role.standalone {
+		if st.Standalone() {
 			ls.announceStream(ctx, false)
 		}
 		h.withStore(ctx, func(ctx context.Context) { _ = ls.touch(ctx) })
@@ -72,14 +74,14 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request, sid string) {
 // attach the release that gives it back (the stream calls it as the GET
 // ends, hold when the GET is over, if it has not been); hold ends the GET
 // when its time is up (streamLimit).
-func (h *Handler) hold(x *exchange, st *stream, detached <-chan struct{}, release, after func()) {
+func (h *Handler) hold(x *exchange, st *output.Stream, detached <-chan struct{}, release, after func()) {
 	w, r, ls := x.w, x.r, x.ls
 	ls.mu.Lock()
 	ls.active++
 	ls.mu.Unlock()
 	stopLimit := func() bool { return false }
 	if d, ok := h.streamLimit(r); ok {
-		stopLimit = time.AfterFunc(d, func() { st.detachAttached(detached) }).Stop
+		stopLimit = time.AfterFunc(d, func() { st.DetachAttached(detached) }).Stop
 	}
 	over := func() {
 		stopLimit()
@@ -96,11 +98,11 @@ func (h *Handler) hold(x *exchange, st *stream, detached <-chan struct{}, releas
 	}
 	select {
 	case <-detached:
-	case <-st.done():
+	case <-st.Done():
 	case <-r.Context().Done():
 	case <-h.shutdownC:
 	case <-h.watchServer(r).downC(): // http.Server.Shutdown waits for this handler
 	}
-	st.detach()
+	st.Detach()
 	over()
 }

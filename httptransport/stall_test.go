@@ -58,7 +58,7 @@ func fillStalledStream(t *testing.T, s *httptransport.TestServer, endpoint strin
 	t.Helper()
 	// Writes blocked on another test's stalled client end with its
 	// connection; wait for them, so that the one seen below is this one's.
-	for deadline := time.Now().Add(10 * time.Second); httptransport.GoroutinesIn("(*ParkedWriter).Write")+httptransport.GoroutinesIn("(*stream).sendRaw") > 0; {
+	for deadline := time.Now().Add(10 * time.Second); httptransport.GoroutinesIn("(*ParkedWriter).Write")+httptransport.GoroutinesIn("(*Stream).SendRaw") > 0; {
 		if time.Now().After(deadline) {
 			t.Fatal("writes of an earlier test still blocked")
 		}
@@ -108,7 +108,7 @@ func TestLegacyQuotaCountsQueuedAnswers(t *testing.T) {
 		}
 	}
 	time.Sleep(300 * time.Millisecond)
-	pending := httptransport.GoroutinesIn("(*stream).sendRaw")
+	pending := httptransport.GoroutinesIn("(*Stream).SendRaw")
 	t.Logf("MaxCallsPerPrincipal=%d: %d of %d POSTs accepted, %d answers (256 KiB each) held in goroutines waiting on the stalled stream",
 		quota, accepted, posts, pending)
 	if accepted == posts {

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mcpmount/mcpmount/httptransport/internal/output"
 )
 
 // hangingCloseEvents is an EventStore whose SessionClosed blocks until its
@@ -131,7 +133,7 @@ func TestNewCallStreamRacesEnd(t *testing.T) {
 	defer h.Shutdown(context.Background())
 	for range 20 {
 		ls := h.newLiveSession(&Session{ID: newSessionID(), Version: Version20251125}, "", "", nil)
-		st := h.newStream(httptest.NewRecorder(), acceptance{sse: true}, streamRole{})
+		st := h.newStream(httptest.NewRecorder(), acceptance{sse: true}, output.Role{})
 		var wg sync.WaitGroup
 		wg.Add(2)
 		go func() {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpmount/mcpmount/httptransport/internal/output"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
@@ -125,7 +126,7 @@ func TestRefusedServerRequestForgotten(t *testing.T) {
 	if ls == nil {
 		t.Fatal("session not live")
 	}
-	st := s.Handler.newStream(nil, acceptance{json: true}, streamRole{})
+	st := s.Handler.newStream(nil, acceptance{json: true}, output.Role{})
 	call := &Call{Request: &jsonrpc.Message{JSONRPC: "2.0", ID: jsonrpc.Int64ID(9), Method: "tools/call"}, Version: Version20251125, live: ls, out: st, ctx: context.Background()}
 	for i := range 3 {
 		ping := &jsonrpc.Message{JSONRPC: "2.0", ID: jsonrpc.Int64ID(int64(i)), Method: "ping"}

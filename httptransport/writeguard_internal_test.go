@@ -44,7 +44,7 @@ func ToolBlockedInWrite() bool {
 	buf := make([]byte, 16<<20)
 	buf = buf[:runtime.Stack(buf, true)]
 	for _, g := range strings.Split(string(buf), "\n\n") {
-		if strings.Contains(g, "httptransport.(*stream)") && strings.Contains(g, "waitWrite") {
+		if strings.Contains(g, "output.(*Stream)") && strings.Contains(g, "waitWrite") {
 			return true
 		}
 	}

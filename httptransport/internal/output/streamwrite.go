@@ -1,4 +1,4 @@
-package httptransport
+package output
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 // as opening it would (a JSON-only client's never opens; one whose
 // server's timeout is short is lifted before it opens, see startTimer).
 // Its answer gets the per-write deadline.
-func (s *stream) liftLocked() {
+func (s *Stream) liftLocked() {
 	if s.resp.sw == nil {
 		s.resp.sw = sse.NewWriter(s.resp.w)
 	}
@@ -28,14 +28,14 @@ func (s *stream) liftLocked() {
 // timeout for this response, and sends the priming event (2025-11-25 with
 // resumability) or a comment, so that a DATA frame follows the headers
 // through HTTP/2 proxies.
-func (s *stream) openLocked() {
+func (s *Stream) openLocked() {
 	s.openForLocked(false, http.StatusOK)
 }
 
 // openForLocked opens the stream with status; when an event is written
 // right after (event set), the headers go out with it and no comment
 // precedes it.
-func (s *stream) openForLocked(event bool, status int) {
+func (s *Stream) openForLocked(event bool, status int) {
 	if s.resp.sw == nil {
 		s.resp.sw = sse.NewWriter(s.resp.w)
 	}
@@ -44,20 +44,20 @@ func (s *stream) openForLocked(event bool, status int) {
 	if s.resp.closeConn {
 		h.Set("Connection", "close")
 	}
-	if s.role.header != nil {
-		s.role.header(h)
+	if s.role.Header != nil {
+		s.role.Header(h)
 	}
 	s.resp.w.WriteHeader(status)
 	s.resp.open = true
-	if s.clock.timer != nil && s.h.cfg.keepAlive > 0 && !s.ended {
+	if s.clock.timer != nil && s.cfg.KeepAlive > 0 && !s.ended {
 		// Armed for the header flush: from now on it keeps the stream alive
 		// (not when the stream opens with its final event).
-		s.clock.timer.Reset(s.h.cfg.keepAlive)
+		s.clock.timer.Reset(s.cfg.KeepAlive)
 	}
 	_ = s.resp.sw.SetWriteDeadline(time.Time{})
 	if s.events.priming {
 		s.events.priming = false
-		s.writeLocked(sse.Event{ID: s.nextIDLocked(nil), HasID: true, Retry: s.h.cfg.retry})
+		s.writeLocked(sse.Event{ID: s.nextIDLocked(nil), HasID: true, Retry: s.cfg.Retry})
 		return
 	}
 	if !event {
@@ -67,15 +67,15 @@ func (s *stream) openForLocked(event bool, status int) {
 
 // nextIDLocked assigns the next event id of a resumable stream and records
 // data in the event store.
-func (s *stream) nextIDLocked(data []byte) string {
+func (s *Stream) nextIDLocked(data []byte) string {
 	if !s.resumable() {
 		return ""
 	}
 	s.events.seq++
 	ctx, cancel := s.storeCtx()
 	defer cancel()
-	if err := s.h.cfg.events.Append(ctx, s.events.sess.id, s.events.id, s.events.seq, data); err != nil {
-		s.h.warn("mcp: event store append failed", "session", logval.String(s.events.sess.id), "error", logval.Err(err))
+	if err := s.cfg.Events.Append(ctx, s.events.sess.ID(), s.events.id, s.events.seq, data); err != nil {
+		s.cfg.Warn("mcp: event store append failed", "session", logval.String(s.events.sess.ID()), "error", logval.Err(err))
 	}
 	return s.events.id + "_" + strconv.Itoa(s.events.seq)
 }
@@ -84,27 +84,27 @@ func (s *stream) nextIDLocked(data []byte) string {
 // lock: the session's, bounded as every call to a user's store is
 // (eventsCtx), so that one that stops answering holds the stream, and
 // whoever sends on it, for so long at most.
-func (s *stream) storeCtx() (context.Context, context.CancelFunc) {
-	return s.h.eventsCtx(s.events.sess.ctx)
+func (s *Stream) storeCtx() (context.Context, context.CancelFunc) {
+	return s.cfg.StoreCtx(s.events.sess.Context())
 }
 
 // resumable reports whether the stream's events carry ids and are stored.
-func (s *stream) resumable() bool {
-	return s.events.sess != nil && s.h.cfg.events != nil && !s.events.sess.sess.Legacy
+func (s *Stream) resumable() bool {
+	return s.events.sess != nil && s.cfg.Events != nil && s.events.sess.Resumable()
 }
 
 // writeLocked writes one event to the attached response, if any, and
 // flushes it with the events pending before it. A failed write detaches
 // the response: the client is gone.
-func (s *stream) writeLocked(e sse.Event) { s.writeEventLocked(e, false) }
+func (s *Stream) writeLocked(e sse.Event) { s.writeEventLocked(e, false) }
 
 // writeEventLocked is writeLocked; with later set, the event is written
 // unflushed (pending) and a flush is due within NotificationFlushDelay.
-func (s *stream) writeEventLocked(e sse.Event, later bool) {
+func (s *Stream) writeEventLocked(e sse.Event, later bool) {
 	if s.resp.w == nil || !s.resp.open {
 		return
 	}
-	if d := s.h.cfg.writeTimeout; d > 0 {
+	if d := s.cfg.WriteTimeout; d > 0 {
 		_ = s.resp.sw.SetWriteDeadline(time.Now().Add(d))
 	}
 	var err error
@@ -125,7 +125,7 @@ func (s *stream) writeEventLocked(e sse.Event, later bool) {
 			s.flushedLocked()
 		}
 	}
-	if s.h.cfg.writeTimeout > 0 && err == nil {
+	if s.cfg.WriteTimeout > 0 && err == nil {
 		// The deadline bounds this write only: on HTTP/2 a pending one
 		// is a timer that resets the stream, however quiet it is.
 		_ = s.resp.sw.SetWriteDeadline(time.Time{})
@@ -138,7 +138,7 @@ func (s *stream) writeEventLocked(e sse.Event, later bool) {
 	// took the event all the same: it reaches the client when the
 	// response ends, so the stream goes on (said once in the log).
 	if err != nil {
-		s.h.warnNoFlush(s.resp.w)
+		s.cfg.WarnNoFlush(s.resp.w)
 	}
 	if e.HasID {
 		s.events.sent = s.events.seq
@@ -150,8 +150,8 @@ func (s *stream) writeEventLocked(e sse.Event, later bool) {
 // response buffers it, not on a held stream (GET, listen, 2024-11-05), which
 // a broadcast reaches by the thousand, nor on a parked one, which has no
 // buffer to wait in.
-func (s *stream) deferrable() bool {
-	if s.h.cfg.notifyDelay <= 0 || s.role.standalone || s.role.held {
+func (s *Stream) deferrable() bool {
+	if s.cfg.NotifyDelay <= 0 || s.role.Standalone || s.role.Held {
 		return false
 	}
 	_, parked := s.resp.w.(*wire.ParkedWriter)
@@ -159,20 +159,20 @@ func (s *stream) deferrable() bool {
 }
 
 // deferFlushLocked notes events written but not flushed, arming their flush.
-func (s *stream) deferFlushLocked() {
+func (s *Stream) deferFlushLocked() {
 	if s.clock.pending {
 		return
 	}
 	s.clock.pending = true
 	if s.clock.flushT == nil {
-		s.clock.flushT = time.AfterFunc(s.h.cfg.notifyDelay, s.flushPending)
+		s.clock.flushT = time.AfterFunc(s.cfg.NotifyDelay, s.flushPending)
 	} else {
-		s.clock.flushT.Reset(s.h.cfg.notifyDelay)
+		s.clock.flushT.Reset(s.cfg.NotifyDelay)
 	}
 }
 
 // flushedLocked notes that nothing written waits for a flush any more.
-func (s *stream) flushedLocked() {
+func (s *Stream) flushedLocked() {
 	if s.clock.pending {
 		s.clock.pending = false
 		s.clock.flushT.Stop()
@@ -180,7 +180,7 @@ func (s *stream) flushedLocked() {
 }
 
 // flushPending flushes the pending events, unless a write has since.
-func (s *stream) flushPending() {
+func (s *Stream) flushPending() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.flushPendingLocked()
@@ -190,7 +190,7 @@ func (s *stream) flushPending() {
 // deadline, so that none is left for net/http to write once the handler
 // returns, when no deadline is in force. A failed flush detaches the
 // response.
-func (s *stream) flushPendingLocked() {
+func (s *Stream) flushPendingLocked() {
 	if !s.clock.pending {
 		return
 	}
@@ -198,13 +198,13 @@ func (s *stream) flushPendingLocked() {
 	if s.resp.w == nil || s.resp.sw == nil {
 		return
 	}
-	if d := s.h.cfg.writeTimeout; d > 0 {
+	if d := s.cfg.WriteTimeout; d > 0 {
 		_ = s.resp.sw.SetWriteDeadline(time.Now().Add(d))
 	}
 	s.guard.Begin(s.resp.sw)
 	err := s.resp.sw.Flush()
 	s.guard.End()
-	if s.h.cfg.writeTimeout > 0 && err == nil {
+	if s.cfg.WriteTimeout > 0 && err == nil {
 		_ = s.resp.sw.SetWriteDeadline(time.Time{})
 	}
 	if err != nil && !errors.Is(err, http.ErrNotSupported) {
@@ -218,17 +218,17 @@ func (s *stream) flushPendingLocked() {
 // length, so that nothing is left for net/http to write once the handler
 // returns, when neither deadline would be in force (a client that stopped
 // reading would hold the connection's goroutine for good).
-func (s *stream) writeJSONLocked(status int, body []byte) {
-	if s.role.header != nil {
-		s.role.header(s.resp.w.Header())
+func (s *Stream) writeJSONLocked(status int, body []byte) {
+	if s.role.Header != nil {
+		s.role.Header(s.resp.w.Header())
 	}
-	if !s.resp.lifted || s.h.cfg.writeTimeout <= 0 {
-		writeJSON(s.resp.w, status, body)
+	if !s.resp.lifted || s.cfg.WriteTimeout <= 0 {
+		WriteJSON(s.resp.w, status, body)
 		return
 	}
 	s.resp.w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	_ = s.resp.sw.SetWriteDeadline(time.Now().Add(s.h.cfg.writeTimeout))
-	writeJSON(s.resp.w, status, body)
+	_ = s.resp.sw.SetWriteDeadline(time.Now().Add(s.cfg.WriteTimeout))
+	WriteJSON(s.resp.w, status, body)
 	_ = s.resp.sw.Flush()
 	_ = s.resp.sw.SetWriteDeadline(time.Time{})
 }

@@ -1,7 +1,6 @@
-package httptransport
+package output
 
 import (
-	"errors"
 	"net/http"
 	"sync"
 	"time"
@@ -11,18 +10,7 @@ import (
 	"github.com/mcpmount/mcpmount/sse"
 )
 
-// ErrStreamClosed is returned by Call.Send and a session's Sender once the
-// stream has ended: the call's response was written, the call was
-// cancelled, or the session ended.
-var ErrStreamClosed = errors.New("httptransport: stream closed")
-
-// ErrNoStream is returned by Call.Send for a server-to-client request when
-// the client cannot receive it: its POST accepts only JSON, so the answer
-// is the only message that reaches it. (A notification there is dropped,
-// and Send returns nil.)
-var ErrNoStream = errors.New("httptransport: no stream to the client for this request")
-
-// stream is an output that owns an HTTP response: one call's messages go
+// Stream is an output that owns an HTTP response: one call's messages go
 // to the call's own POST response,
 // answered as JSON when nothing precedes the response and as SSE otherwise.
 // In 2025-era sessions a stream outlives its HTTP response: its events are
@@ -31,11 +19,11 @@ var ErrNoStream = errors.New("httptransport: no stream to the client for this re
 //
 // All writes happen under mu, from the engine's goroutines and the
 // keep-alive timer alike.
-type stream struct {
-	h      *Handler
+type Stream struct {
+	cfg    *Config
 	mu     sync.Mutex
-	role   streamRole
-	accept acceptance
+	role   Role
+	accept Accept
 	resp   response // the attached HTTP response, if any
 	ended  bool     // the final message was written or the stream was cut
 	doneC  chan struct{}
@@ -44,15 +32,24 @@ type stream struct {
 	events eventLog   // resumability: 2025-era sessions with an EventStore
 }
 
-// streamRole is what a stream is for, set as it is built.
-type streamRole struct {
-	modern     bool
-	standalone bool                     // a GET stream: no final response
-	held       bool                     // a listen's stream: every message flushes at once (see deferrable)
-	reqID      jsonrpc.ID               // the request a POST's stream answers (cut)
-	status     func(*jsonrpc.Error) int // the HTTP status of an error answer, by era
-	header     func(http.Header)        // extra response headers (e.g. Mcp-Session-Id)
-	eventName  string                   // "message" on 2024-11-05 streams
+// Role is what a stream is for, set as it is built. The zero value is a
+// 2025-era call's stream; Status must be set.
+type Role struct {
+	// Modern is a 2026-07-28 call's stream.
+	Modern bool
+	// Standalone is a GET stream: no final response.
+	Standalone bool
+	// Held is a listen's stream: every message flushes at once (see
+	// deferrable).
+	Held bool
+	// ReqID is the request a POST's stream answers (Cut).
+	ReqID jsonrpc.ID
+	// Status is the HTTP status of an answer carrying an error, by era.
+	Status func(*jsonrpc.Error) int
+	// Header adds extra response headers (e.g. Mcp-Session-Id); nil: none.
+	Header func(http.Header)
+	// EventName is the SSE event name: "message" on 2024-11-05 streams.
+	EventName string
 }
 
 // response is the HTTP response attached to a stream, and how far it got.
@@ -62,8 +59,8 @@ type response struct {
 	open      bool          // SSE status and headers written on w
 	lifted    bool          // the server's write timeout is lifted for w (liftLocked)
 	liftOnly  bool          // the header flush delay lifts the write timeout, not opens (startTimer)
-	closeConn bool          // the stream may be parked: say Connection: close (park.go)
-	release   func()        // gives back the place in a quota the attached response holds (limits.go)
+	closeConn bool          // the stream may be parked: say Connection: close (Park)
+	release   func()        // gives back the place in a quota the attached response holds (HoldPlace)
 	attachC   chan struct{} // closed and replaced when a response detaches
 }
 
@@ -75,64 +72,81 @@ type streamClock struct {
 	flushT  *time.Timer // flushes them (NotificationFlushDelay)
 }
 
+// Accept is what a client takes: JSON, SSE, or both.
+type Accept struct{ JSON, SSE bool }
+
 // eventLog is a resumable stream's place in its session's events.
 type eventLog struct {
-	sess    *liveSession
+	sess    Session
 	id      string // stream id, unique in the session
 	seq     int    // index of the last event written
 	sent    int    // index of the last event written to an attached response
 	priming bool   // send a priming event when the SSE stream opens
 }
 
-// abortWrite implements output (wire.Guard.Abort).
-func (s *stream) abortWrite() { s.guard.Abort() }
+// AbortWrite ends a write blocked on a client that stopped reading
+// (wire.Guard.Abort).
+func (s *Stream) AbortWrite() { s.guard.Abort() }
 
-// newStream returns a stream for role, answering on w (nil: none yet) a
+// NewStream returns a stream for role, answering on w (nil: none yet) a
 // client that takes what accept says.
-func (h *Handler) newStream(w http.ResponseWriter, accept acceptance, role streamRole) *stream {
-	role.status = legacyStatus
-	if role.modern {
-		role.status = modernStatus
-	}
-	return &stream{h: h, resp: response{w: w}, accept: accept, role: role}
+func NewStream(cfg *Config, w http.ResponseWriter, accept Accept, role Role) *Stream {
+	return &Stream{cfg: cfg, resp: response{w: w}, accept: accept, role: role}
 }
 
-// joinSession makes the stream session ls's, under id: its events are
+// StatusFor is the HTTP status an answer carrying e would go out with
+// (see httptransport's CallOutcome.Status).
+func (s *Stream) StatusFor(e *jsonrpc.Error) int {
+	if s == nil {
+		return 0
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.role.Held:
+		return 0
+	case s.resp.open:
+		return http.StatusOK
+	}
+	return s.role.Status(e)
+}
+
+// JoinSession makes the stream session ls's, under id: its events are
 // kept for resumption, and with priming it opens with a priming event.
-func (s *stream) joinSession(ls *liveSession, id string, priming bool) {
+func (s *Stream) JoinSession(ls Session, id string, priming bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.events.sess, s.events.id, s.events.priming = ls, id, priming
 }
 
-// dropHeader takes back the extra response headers (role.header) of a
+// DropHeader takes back the extra response headers (Role.Header) of a
 // stream that has not opened: initialize's session id, when the session
 // could not be opened.
-func (s *stream) dropHeader() {
+func (s *Stream) DropHeader() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.role.header = nil
+	s.role.Header = nil
 }
 
-// startTimer arms the early header flush, or the keep-alive on an open
+// StartTimer arms the early header flush, or the keep-alive on an open
 // stream, unless a timer runs already. A response that cannot open as SSE
 // (the client takes only JSON) only has the server's write timeout lifted
 // at the header flush delay. r is the request the stream answers: when its
 // server's WriteTimeout would pass before the timer fires, or too near it,
 // the timeout is lifted at once (see HeaderFlushDelay).
-func (s *stream) startTimer(r *http.Request) {
+func (s *Stream) StartTimer(r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.clock.timer != nil || s.ended {
 		return
 	}
-	d := s.h.cfg.headerFlushDelay
-	s.resp.liftOnly = !s.accept.sse
+	d := s.cfg.HeaderFlushDelay
+	s.resp.liftOnly = !s.accept.SSE
 	if s.resp.open || d == 0 {
-		if !s.accept.sse {
+		if !s.accept.SSE {
 			return
 		}
-		d, s.resp.liftOnly = s.h.cfg.keepAlive, false
+		d, s.resp.liftOnly = s.cfg.KeepAlive, false
 	}
 	if d <= 0 {
 		return
@@ -158,7 +172,7 @@ func liftNow(r *http.Request, d time.Duration) bool {
 
 // tick opens a stream that has stayed silent (or lifts the server's write
 // timeout for it: liftOnly), or sends a keep-alive comment.
-func (s *stream) tick() {
+func (s *Stream) tick() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ended {
@@ -175,17 +189,17 @@ func (s *stream) tick() {
 		}
 	}
 	s.resp.liftOnly = false
-	if s.h.cfg.keepAlive > 0 && s.accept.sse {
-		s.clock.timer.Reset(s.h.cfg.keepAlive)
+	if s.cfg.KeepAlive > 0 && s.accept.SSE {
+		s.clock.timer.Reset(s.cfg.KeepAlive)
 	} else {
 		s.clock.timer = nil // done: a response attached later arms its own
 	}
 }
 
-// send delivers a notification or server request for the call. Messages
+// Send delivers a notification or server request for the call. Messages
 // sent before the client accepts SSE are dropped: without a stream there is
 // nowhere to put them.
-func (s *stream) send(msg *jsonrpc.Message) error {
+func (s *Stream) Send(msg *jsonrpc.Message) error {
 	data, err := msg.Encode()
 	if err != nil {
 		return err
@@ -195,7 +209,7 @@ func (s *stream) send(msg *jsonrpc.Message) error {
 	if s.ended {
 		return ErrStreamClosed
 	}
-	if !s.accept.sse {
+	if !s.accept.SSE {
 		if msg.IsRequest() {
 			return ErrNoStream
 		}
@@ -205,17 +219,17 @@ func (s *stream) send(msg *jsonrpc.Message) error {
 		s.openForLocked(true, http.StatusOK)
 	}
 	later := msg.IsNotification() && s.deferrable()
-	s.writeEventLocked(sse.Event{ID: s.nextIDLocked(data), HasID: s.resumable(), Name: s.role.eventName, Data: data}, later)
+	s.writeEventLocked(sse.Event{ID: s.nextIDLocked(data), HasID: s.resumable(), Name: s.role.EventName, Data: data}, later)
 	return nil
 }
 
-// sendRaw writes an encoded message as an event, opening the stream.
-func (s *stream) sendRaw(data []byte) { s.sendRawAfter(data, nil) }
+// SendRaw writes an encoded message as an event, opening the stream.
+func (s *Stream) SendRaw(data []byte) { s.SendRawAfter(data, nil) }
 
-// sendRawAfter is sendRaw calling before first, once it holds the stream:
+// SendRawAfter is sendRaw calling before first, once it holds the stream:
 // a relayed answer's place in its quota is given back there, when no
 // other write is ahead of it, just before the client can have it.
-func (s *stream) sendRawAfter(data []byte, before func()) {
+func (s *Stream) SendRawAfter(data []byte, before func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if before != nil {
@@ -227,16 +241,13 @@ func (s *stream) sendRawAfter(data []byte, before func()) {
 	if !s.resp.open {
 		s.openForLocked(true, http.StatusOK)
 	}
-	s.writeLocked(sse.Event{Name: s.role.eventName, Data: data})
+	s.writeLocked(sse.Event{Name: s.role.EventName, Data: data})
 }
 
-// finish writes the response and ends the stream: as an SSE event if the
+// Finish writes the response and ends the stream: as an SSE event if the
 // stream is open, otherwise as a JSON body with the era's status.
-func (s *stream) finish(resp *jsonrpc.Message) {
-	data, err := resp.Encode()
-	if err != nil {
-		data = errorBody(resp.ID, jsonrpc.Errorf(jsonrpc.CodeInternalError, "encoding response: "+err.Error()))
-	}
+func (s *Stream) Finish(resp *jsonrpc.Message) {
+	data := answerBody(resp)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ended {
@@ -248,20 +259,20 @@ func (s *stream) finish(resp *jsonrpc.Message) {
 		s.nextIDLocked(data)
 		return
 	}
-	if s.resp.open || (!s.accept.json && s.accept.sse) {
+	if s.resp.open || (!s.accept.JSON && s.accept.SSE) {
 		if !s.resp.open {
 			// A client that takes only SSE gets the error's status on it.
-			s.openForLocked(true, s.role.status(resp.Error))
+			s.openForLocked(true, s.role.Status(resp.Error))
 		}
-		s.writeLocked(sse.Event{ID: s.nextIDLocked(data), HasID: s.resumable(), Name: s.role.eventName, Data: data})
+		s.writeLocked(sse.Event{ID: s.nextIDLocked(data), HasID: s.resumable(), Name: s.role.EventName, Data: data})
 		s.detachParkedLocked()
 		return
 	}
-	s.writeJSONLocked(s.role.status(resp.Error), data)
+	s.writeJSONLocked(s.role.Status(resp.Error), data)
 }
 
-// finishJSON ends the stream with body, a JSON answer (a batch's array).
-func (s *stream) finishJSON(body []byte) {
+// FinishJSON ends the stream with body, a JSON answer (a batch's array).
+func (s *Stream) FinishJSON(body []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ended {
@@ -273,7 +284,7 @@ func (s *stream) finishJSON(body []byte) {
 	}
 }
 
-// cut ends the stream without a response: the call was cancelled or the
+// Cut ends the stream without a response: the call was cancelled or the
 // session ended. A POST still waiting for its answer gets one it can read
 // (a body of the content type it asked for, not a bare 200): an SSE stream
 // with no event if it takes SSE, a JSON-RPC error saying the request was
@@ -281,21 +292,21 @@ func (s *stream) finishJSON(body []byte) {
 //
 // A call the server abandons is not one the client cancelled: once
 // Shutdown has begun, a call's stream is ended with an error answer
-// (errServerShutdown) instead, on SSE as in JSON, and kept for a client
+// (ErrServerShutdown) instead, on SSE as in JSON, and kept for a client
 // resuming the stream (on another instance, with a shared EventStore), so
 // that the client knows to send the request again.
-func (s *stream) cut() {
-	if s.h.closing.Load() && s.role.reqID.IsValid() && !s.role.standalone {
-		s.finish(jsonrpc.NewError(s.role.reqID, errServerShutdown))
+func (s *Stream) Cut() {
+	if s.cfg.Closing() && s.role.ReqID.IsValid() && !s.role.Standalone {
+		s.Finish(jsonrpc.NewError(s.role.ReqID, ErrServerShutdown))
 		return
 	}
 	s.mu.Lock()
-	if s.resp.w != nil && !s.resp.open && !s.ended && !s.role.standalone {
-		if s.accept.sse {
+	if s.resp.w != nil && !s.resp.open && !s.ended && !s.role.Standalone {
+		if s.accept.SSE {
 			s.events.priming = false // nothing follows to resume
 			s.openLocked()
 		} else {
-			s.writeJSONLocked(http.StatusOK, errorBody(s.role.reqID, errRequestCancelled))
+			s.writeJSONLocked(http.StatusOK, ErrorBody(s.role.ReqID, ErrRequestCancelled))
 		}
 	}
 	s.endLocked()
@@ -303,7 +314,7 @@ func (s *stream) cut() {
 	s.mu.Unlock()
 }
 
-func (s *stream) endLocked() {
+func (s *Stream) endLocked() {
 	if s.ended {
 		return
 	}
@@ -326,9 +337,9 @@ var closedC = func() chan struct{} {
 	return c
 }()
 
-// done returns a channel closed when the stream ends. Most 2026-07-28
+// Done returns a channel closed when the stream ends. Most 2026-07-28
 // streams never need one, so it is made on the first call.
-func (s *stream) done() <-chan struct{} {
+func (s *Stream) Done() <-chan struct{} {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.doneC == nil {
