@@ -45,7 +45,7 @@ var (
 // Variant and scenario order of the table; keep in step with the bench
 // package.
 var (
-	variants = []string{"floor", "mcpmount", "mcpmount-get2025", "mcpmount-gosdk", "gosdk-stateless", "gosdk-stateful", "mcp-go"}
+	variants = []string{"floor", "mcpmount", "mcpmount-get2025", "mcpmount-gosdk", "gosdk-stateless", "gosdk-stateful", "mcp-go", "mcpmount-mcpgo"}
 	// holdOnly are the variants measured in the held-stream benchmarks only.
 	holdOnly  = map[string]bool{"mcpmount-get2025": true}
 	scenarios = []struct{ name, desc string }{
@@ -441,6 +441,7 @@ func targets(w io.Writer, call, hold results) {
 		{"mcpmount-gosdk bytes per request <= 0.5x go-sdk's stateless handler", all("mcpmount-gosdk", "gosdk-stateless", "B/op", atMost(0.5))},
 		{"mcpmount faster per request than mcp-go in every scenario (mcp-go time / mcpmount time; transport + minimal engine against mcp-go's transport + its MCPServer, see below)", all("mcp-go", "mcpmount", "ns/op", func(r float64) bool { return r > 1 })},
 		{"mcpmount-gosdk faster per request than mcp-go (for information)", all("mcp-go", "mcpmount-gosdk", "ns/op", func(r float64) bool { return r > 1 })},
+		{"mcpmount-mcpgo (the same mcp-go server through adapters/mcpgo) at most mcp-go's own handler's time per request", all("mcp-go", "mcpmount-mcpgo", "ns/op", atLeast(1))},
 	}
 	if hold["BenchmarkHold/mcpmount"] != nil {
 		var parts []string
