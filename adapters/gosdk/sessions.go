@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/internal/ctxend"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
@@ -49,14 +49,8 @@ func (e *Engine) OpenSession(ctx context.Context, sess *httptransport.Session, o
 	e.ctlMu.Unlock()
 	// The session costs no goroutine of ours while it lives: its end, or
 	// the engine's, runs what follows.
-	var stopsMu sync.Mutex // end waits for both registrations below
-	var stops [2]func() bool
-	end := sync.OnceFunc(func() {
+	ctxend.Either(ctx, e.ctx, func() {
 		defer e.wg.Done()
-		stopsMu.Lock()
-		stops[0]()
-		stops[1]()
-		stopsMu.Unlock()
 		e.ctlMu.Lock()
 		if e.links[sess.ID] == l {
 			delete(e.links, sess.ID)
@@ -65,10 +59,6 @@ func (e *Engine) OpenSession(ctx context.Context, sess *httptransport.Session, o
 		l.end()
 		e.states.Delete(sess)
 	})
-	stopsMu.Lock()
-	stops[0] = context.AfterFunc(ctx, end)
-	stops[1] = context.AfterFunc(e.ctx, end)
-	stopsMu.Unlock()
 	return nil
 }
 

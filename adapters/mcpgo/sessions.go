@@ -3,11 +3,11 @@ package mcpgo
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/internal/ctxend"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
@@ -91,24 +91,14 @@ func (e *Engine) OpenSession(ctx context.Context, sess *httptransport.Session, o
 	}
 	// The session costs no goroutine while it lives: its end, or the
 	// engine's, runs what follows.
-	var stopsMu sync.Mutex // end waits for both registrations below
-	var stops [2]func() bool
-	end := sync.OnceFunc(func() {
+	ctxend.Either(ctx, e.ctx, func() {
 		defer e.wg.Done()
-		stopsMu.Lock()
-		stops[0]()
-		stops[1]()
-		stopsMu.Unlock()
 		if e.dropLong(s) {
 			e.server.UnregisterSession(context.WithoutCancel(ctx), sess.ID)
 		}
 		s.pipe.close()
 		box.wait()
 	})
-	stopsMu.Lock()
-	stops[0] = context.AfterFunc(ctx, end)
-	stops[1] = context.AfterFunc(e.ctx, end)
-	stopsMu.Unlock()
 	return nil
 }
 
