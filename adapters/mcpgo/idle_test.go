@@ -1,8 +1,8 @@
 package mcpgo_test
 
 import (
+	"fmt"
 	"testing"
-	"time"
 )
 
 // TestIdleSessionWithoutGoroutine: idle 2025 sessions, initialized and
@@ -13,15 +13,5 @@ func TestIdleSessionWithoutGoroutine(t *testing.T) {
 	for range n {
 		rawSession(t, f.url)
 	}
-	deadline := time.Now().Add(wait)
-	for {
-		held := handlerGoroutines()
-		if held == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d goroutines of the engine or mcp-go for %d idle sessions", held, n)
-		}
-		time.Sleep(10 * time.Millisecond) // calls still ending
-	}
+	waitNoHandlerGoroutines(t, fmt.Sprintf("%d idle sessions", n))
 }

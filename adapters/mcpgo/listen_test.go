@@ -76,17 +76,7 @@ func TestListenHeldWithoutGoroutine(t *testing.T) {
 	for i := range n {
 		conns[i], readers[i] = openListen(t, addr, i+1)
 	}
-	deadline := time.Now().Add(wait)
-	for {
-		held := handlerGoroutines()
-		if held == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d goroutines of the engine or mcp-go for %d idle listens", held, n)
-		}
-		time.Sleep(10 * time.Millisecond) // handlers still ending
-	}
+	waitNoHandlerGoroutines(t, fmt.Sprintf("%d idle listens", n))
 	f.srv.AddTool(newEchoTool("after-listens"))
 	for i, r := range readers {
 		_ = conns[i].SetReadDeadline(time.Now().Add(wait))
@@ -94,6 +84,24 @@ func TestListenHeldWithoutGoroutine(t *testing.T) {
 		if m.Method != "notifications/tools/list_changed" || !strings.Contains(string(m.Params), fmt.Sprintf(`"io.modelcontextprotocol/subscriptionId":%d`, i+1)) {
 			t.Errorf("listen %d: %s %s", i+1, m.Method, m.Params)
 		}
+	}
+}
+
+// waitNoHandlerGoroutines waits until no goroutine runs the engine's
+// code or mcp-go's (handlers and calls still ending), and fails the test
+// if some are left for what after wait.
+func waitNoHandlerGoroutines(t *testing.T, what string) {
+	t.Helper()
+	deadline := time.Now().Add(wait)
+	for {
+		held := handlerGoroutines()
+		if held == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines of the engine or mcp-go for %s", held, what)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
