@@ -118,7 +118,12 @@ func (o *Observer) endCall(ctx context.Context, span trace.Span, name string, s 
 		k.errType = errorTypeTool
 		span.SetStatus(codes.Error, "tool returned isError")
 	}
-	span.SetAttributes(endAttrs(&k, remote, out.Status)...)
+	if span.IsRecording() {
+		// A span the sampler dropped keeps nothing: its end attributes
+		// are not made (most of a call's spans, where a service samples a
+		// share of its traces).
+		span.SetAttributes(endAttrs(&k, remote, out.Status)...)
+	}
 	span.End()
 	if k.target != "" && !out.Cancelled {
 		// The engine answered without -32601 or -32602: the name is no

@@ -73,8 +73,14 @@ func newServer(tp trace.TracerProvider) *mcp.Server {
 
 func newFixture(t *testing.T, opts *httptransport.Options) *fixture {
 	t.Helper()
+	return newSampledFixture(t, opts, sdktrace.AlwaysSample())
+}
+
+// newSampledFixture is newFixture with the tracer's sampler.
+func newSampledFixture(t *testing.T, opts *httptransport.Options, sampler sdktrace.Sampler) *fixture {
+	t.Helper()
 	f := &fixture{spans: tracetest.NewInMemoryExporter(), reader: sdkmetric.NewManualReader()}
-	f.tp = sdktrace.NewTracerProvider(sdktrace.WithSyncer(f.spans))
+	f.tp = sdktrace.NewTracerProvider(sdktrace.WithSyncer(f.spans), sdktrace.WithSampler(sampler))
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(f.reader))
 	obs, err := otelmcp.New(&otelmcp.Options{TracerProvider: f.tp, MeterProvider: mp})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/attribute"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/mcpmount/mcpmount/httptransport"
 	"github.com/mcpmount/mcpmount/otelmcp"
@@ -58,6 +59,29 @@ func TestOperationDurationCountsEachCallOnce(t *testing.T) {
 				t.Errorf("calls in flight %d after all returned, want 0", got)
 			}
 		})
+	}
+}
+
+// TestUnsampledCallsMeasured: with a sampler that keeps no trace (as a
+// service keeping a share of them drops most), no span is exported, and
+// every call, a tool error's too, is still in the metrics.
+func TestUnsampledCallsMeasured(t *testing.T) {
+	f := newSampledFixture(t, nil, sdktrace.NeverSample())
+	cs := f.connect(t, httptransport.Version20260728)
+	for _, tool := range []string{"echo", "echo", "fail"} {
+		if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: map[string]any{"text": "hi"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if spans := f.spans.GetSpans(); len(spans) != 0 {
+		t.Errorf("%d spans exported by a sampler that keeps none, first %q", len(spans), spans[0].Name)
+	}
+	rm := f.metrics(t)
+	if got, _ := histCount(t, rm, "mcp.server.operation.duration", attribute.String("gen_ai.tool.name", "echo")); got != 2 {
+		t.Errorf("echo counted %d times, want 2", got)
+	}
+	if got, _ := histCount(t, rm, "mcp.server.operation.duration", attribute.String("gen_ai.tool.name", "fail"), attribute.String("error.type", "tool_error")); got != 1 {
+		t.Errorf("tool error counted %d times, want 1", got)
 	}
 }
 
