@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -110,6 +111,7 @@ func benchCall(b *testing.B, sc Scenario, v Variant) {
 	var lost atomic.Int64
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu := startCPU()
 	if n == 1 {
 		c, req := clients[0], reqs[0]
 		for range b.N {
@@ -145,8 +147,30 @@ func benchCall(b *testing.B, sc Scenario, v Variant) {
 		})
 	}
 	b.StopTimer()
+	cpu.report(b)
 	if sc.Mode == ModeSSE {
 		b.ReportMetric(float64(lost.Load())/float64(b.N), "lost/op")
+	}
+}
+
+// cpuClock is the process's CPU time (user and system: server, client,
+// garbage collector and every other goroutine) at a benchmark's start.
+type cpuClock time.Duration
+
+// startCPU reads the process's CPU time so far.
+func startCPU() cpuClock {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return cpuClock(-1)
+	}
+	return cpuClock(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// report reports the CPU time since c per iteration as cpu-ns/op: what a
+// request costs the machine, steadier than wall time on a shared one.
+func (c cpuClock) report(b *testing.B) {
+	if now := startCPU(); c >= 0 && now >= 0 {
+		b.ReportMetric(float64(now-c)/float64(b.N), "cpu-ns/op")
 	}
 }
 

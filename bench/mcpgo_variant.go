@@ -22,16 +22,20 @@ const MCPMountMCPGo = "mcpmount-mcpgo"
 // MCPMountMCPGoVariant returns the variant serving mcp-go's server
 // through mcpmount's transport.
 func MCPMountMCPGoVariant() Variant {
-	return Variant{Name: MCPMountMCPGo, New: func(Mode) *Instance {
-		s := NewMCPGoServer()
-		e := mcpgoengine.NewEngine(s, &mcpgoengine.Options{Logger: quiet})
-		h := httptransport.New(e, &httptransport.Options{Logger: quiet})
-		var n atomic.Int64
-		return &Instance{Handler: h, Broadcast: func() {
-			s.AddTool(mcpgo.NewTool("extra"+strconv.FormatInt(n.Add(1), 10)), echoMCPGo)
-		}, Close: func() {
-			shutdown(h)
-			_ = e.Close()
-		}}
+	return Variant{Name: MCPMountMCPGo, New: func(Mode) *Instance { return newMCPGoInstance(nil) }}
+}
+
+// newMCPGoInstance is the mcpmount-mcpgo server, with obs as its Observer
+// (nil: none).
+func newMCPGoInstance(obs httptransport.Observer) *Instance {
+	s := NewMCPGoServer()
+	e := mcpgoengine.NewEngine(s, &mcpgoengine.Options{Logger: quiet})
+	h := httptransport.New(e, &httptransport.Options{Logger: quiet, Observer: obs})
+	var n atomic.Int64
+	return &Instance{Handler: h, Broadcast: func() {
+		s.AddTool(mcpgo.NewTool("extra"+strconv.FormatInt(n.Add(1), 10)), echoMCPGo)
+	}, Close: func() {
+		shutdown(h)
+		_ = e.Close()
 	}}
 }

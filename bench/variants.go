@@ -88,15 +88,7 @@ func Variants() []Variant {
 			h := httptransport.New(e, &httptransport.Options{Logger: quiet, MaxSessions: -1, MaxSessionsPerAddress: -1})
 			return &Instance{Handler: h, Broadcast: e.Broadcast, Close: func() { shutdown(h) }}
 		}},
-		{Name: MCPMountGoSDK, New: func(Mode) *Instance {
-			srv := NewGoSDKServer()
-			e := gosdk.NewEngine(srv, &gosdk.Options{Logger: quiet})
-			h := httptransport.New(e, &httptransport.Options{Logger: quiet})
-			return &Instance{Handler: h, Broadcast: goSDKBroadcast(srv), Close: func() {
-				shutdown(h)
-				_ = e.Close()
-			}}
-		}},
+		{Name: MCPMountGoSDK, New: func(Mode) *Instance { return newGoSDKInstance(nil) }},
 		{Name: GoSDKStateless, New: func(m Mode) *Instance {
 			return goSDKHandler(true, m)
 		}},
@@ -123,6 +115,18 @@ func shutdown(h *httptransport.Handler) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = h.Shutdown(ctx)
+}
+
+// newGoSDKInstance is the mcpmount-gosdk server, with obs as its
+// Observer (nil: none).
+func newGoSDKInstance(obs httptransport.Observer) *Instance {
+	srv := NewGoSDKServer()
+	e := gosdk.NewEngine(srv, &gosdk.Options{Logger: quiet})
+	h := httptransport.New(e, &httptransport.Options{Logger: quiet, Observer: obs})
+	return &Instance{Handler: h, Broadcast: goSDKBroadcast(srv), Close: func() {
+		shutdown(h)
+		_ = e.Close()
+	}}
 }
 
 // NewGoSDKServer returns the go-sdk server with the echo and progress tools.

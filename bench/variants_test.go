@@ -2,6 +2,7 @@ package bench
 
 import (
 	"runtime"
+	"slices"
 	"testing"
 )
 
@@ -10,43 +11,65 @@ import (
 func TestVariants(t *testing.T) {
 	for _, sc := range Scenarios() {
 		for _, v := range Variants() {
-			t.Run(sc.Name+"/"+v.Name, func(t *testing.T) {
-				if sc.Needs2026 && v.Rejects2026 {
-					t.Skip("rejects 2026-07-28 requests")
-				}
-				before := runtime.NumGoroutine()
-				srv, err := Start(v.New(sc.Mode))
-				if err != nil {
-					t.Fatal(err)
-				}
-				c, err := Dial(srv.Addr)
-				if err != nil {
-					t.Fatal(err)
-				}
-				req, err := sc.Prepare(c, srv.Addr)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for range 3 {
-					resp, err := c.Do(req)
-					if err != nil {
-						t.Fatal(err)
-					}
-					lost, err := sc.Check(resp)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if lost > 0 {
-						t.Logf("%d progress notifications missing", lost)
-					}
-				}
-				_ = c.Close()
-				srv.Stop()
-				if n := settle(before); n > before {
-					t.Errorf("%d goroutines left behind", n-before)
-				}
-			})
+			t.Run(sc.Name+"/"+v.Name, func(t *testing.T) { checkVariant(t, sc, v) })
 		}
+	}
+}
+
+// TestObservedVariants is TestVariants for BenchmarkObserved's servers.
+func TestObservedVariants(t *testing.T) {
+	for _, sc := range Scenarios() {
+		if !slices.Contains(observedScenarios, sc.Name) {
+			continue
+		}
+		for _, engine := range ObservedEngines {
+			for _, obs := range Observers {
+				v, err := ObservedVariant(engine, obs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Run(sc.Name+"/"+v.Name, func(t *testing.T) { checkVariant(t, sc, v) })
+			}
+		}
+	}
+}
+
+// checkVariant serves sc's request three times from a server of v and
+// checks the answers, then that the stopped server left no goroutine.
+func checkVariant(t *testing.T, sc Scenario, v Variant) {
+	if sc.Needs2026 && v.Rejects2026 {
+		t.Skip("rejects 2026-07-28 requests")
+	}
+	before := runtime.NumGoroutine()
+	srv, err := Start(v.New(sc.Mode))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Dial(srv.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := sc.Prepare(c, srv.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lost, err := sc.Check(resp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lost > 0 {
+			t.Logf("%d progress notifications missing", lost)
+		}
+	}
+	_ = c.Close()
+	srv.Stop()
+	if n := settle(before); n > before {
+		t.Errorf("%d goroutines left behind", n-before)
 	}
 }
 

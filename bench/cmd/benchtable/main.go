@@ -100,6 +100,7 @@ func rebuild(path string) error {
 	var table strings.Builder
 	fmt.Fprintf(&table, "Rebuilt from %s (%d request rounds, %d held-stream rounds).\n\n", path, len(callSegs), len(holdSegs))
 	callTable(&table, call)
+	observedTable(&table, call)
 	if len(holdSegs) > 0 {
 		holdTable(&table, hold)
 	}
@@ -132,7 +133,7 @@ func run() error {
 	call, hold := results{}, results{}
 	for r := range *rounds {
 		fmt.Fprintf(os.Stderr, "round %d/%d: request scenarios\n", r+1, *rounds)
-		out, err := bench(bin, r, "^BenchmarkCall$", *benchtime)
+		out, err := bench(bin, r, "^Benchmark(Call|Observed)$", *benchtime)
 		if err != nil {
 			return err
 		}
@@ -161,6 +162,7 @@ func run() error {
 	var table strings.Builder
 	machine(&table, time.Since(start))
 	callTable(&table, call)
+	observedTable(&table, call)
 	if *holdRounds > 0 {
 		holdTable(&table, hold)
 	}
@@ -467,6 +469,13 @@ func targets(w io.Writer, call, hold results) {
 				m      m
 			}{"fan-out of one list change to 10,000 listen streams < 250 ms", m{text: fmt.Sprintf("%s ms (floor %s ms)", fmtNum(fan), fmtNum(hold.value("BenchmarkHold/floor", "fanout-ms"))), ok: fan < 250}},
 		)
+	}
+	for _, e := range observedEngines {
+		text, ok, rounds, passed := observedTarget(call, e)
+		rows = append(rows, struct {
+			target string
+			m      m
+		}{"otelmcp, every call traced, adds at most 15% to json2026's time per request, through " + e, m{text: text, ok: ok, rounds: rounds, passed: passed}})
 	}
 	for _, r := range rows {
 		rounds, passed := r.m.rounds, r.m.passed

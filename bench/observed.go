@@ -1,0 +1,81 @@
+// This file adds what BenchmarkObserved measures: the go-sdk and mcp-go
+// engines behind the transport with an otelmcp Observer on the real
+// OpenTelemetry SDK, as a service would run it, and without one.
+
+package bench
+
+import (
+	"context"
+	"fmt"
+
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/otelmcp"
+)
+
+// Observers of BenchmarkObserved, in table order: none; every call
+// traced; a tenth of the traces kept, as services often sample. Spans go
+// through the SDK's batch span processor with its defaults to an
+// exporter that drops them; metrics are aggregated for a reader that is
+// never read.
+var Observers = []string{"none", "otel", "otel-sampled10"}
+
+// ObservedEngines are the engines of BenchmarkObserved, named as their
+// rows of BenchmarkCall.
+var ObservedEngines = []string{MCPMountGoSDK, MCPMountMCPGo}
+
+// NewObserver returns the observer named name (one of Observers; nil for
+// "none") and what shuts its providers down.
+func NewObserver(name string) (httptransport.Observer, func(), error) {
+	var sampler sdktrace.Sampler
+	switch name {
+	case "none":
+		return nil, func() {}, nil
+	case "otel":
+		sampler = sdktrace.AlwaysSample()
+	case "otel-sampled10":
+		sampler = sdktrace.ParentBased(sdktrace.TraceIDRatioBased(0.1))
+	default:
+		return nil, nil, fmt.Errorf("no observer %q", name)
+	}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sampler), sdktrace.WithBatcher(tracetest.NewNoopExporter()))
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+	obs, err := otelmcp.New(&otelmcp.Options{TracerProvider: tp, MeterProvider: mp})
+	stop := func() {
+		_ = tp.Shutdown(context.Background())
+		_ = mp.Shutdown(context.Background())
+	}
+	if err != nil {
+		stop()
+		return nil, nil, err
+	}
+	return obs, stop, nil
+}
+
+// ObservedVariant returns the variant engine (one of ObservedEngines)
+// with the observer named obs.
+func ObservedVariant(engine, obs string) (Variant, error) {
+	newEngine := map[string]func(httptransport.Observer) *Instance{
+		MCPMountGoSDK: newGoSDKInstance,
+		MCPMountMCPGo: newMCPGoInstance,
+	}[engine]
+	if newEngine == nil {
+		return Variant{}, fmt.Errorf("no engine %q", engine)
+	}
+	if _, _, err := NewObserver(obs); err != nil {
+		return Variant{}, err
+	}
+	return Variant{Name: engine + "/observer=" + obs, New: func(Mode) *Instance {
+		o, stop, _ := NewObserver(obs)
+		in := newEngine(o)
+		closeEngine := in.Close
+		in.Close = func() {
+			closeEngine()
+			stop()
+		}
+		return in
+	}}, nil
+}
