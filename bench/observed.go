@@ -8,9 +8,11 @@ import (
 	"context"
 	"fmt"
 
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/mcpmount/mcpmount/httptransport"
 	"github.com/mcpmount/mcpmount/otelmcp"
@@ -27,21 +29,32 @@ var Observers = []string{"none", "otel", "otel-sampled10"}
 // rows of BenchmarkCall.
 var ObservedEngines = []string{MCPMountGoSDK, MCPMountMCPGo}
 
-// NewObserver returns the observer named name (one of Observers; nil for
-// "none") and what shuts its providers down.
+// ObserverParts are the observers of BenchmarkObserverParts, which tell
+// apart what otelmcp's cost is made of: no-op providers (the transport's
+// seam and otelmcp's own code); the SDK with each span exported as it
+// ends (WithSyncer), so none is held; the batch span processor ("otel").
+var ObserverParts = []string{"none", "noop", "otel-syncer", "otel"}
+
+// NewObserver returns the observer named name (one of Observers or
+// ObserverParts; nil for "none") and what shuts its providers down.
 func NewObserver(name string) (httptransport.Observer, func(), error) {
-	var sampler sdktrace.Sampler
+	sampler := sdktrace.AlwaysSample()
+	spans := sdktrace.WithBatcher(tracetest.NewNoopExporter())
 	switch name {
 	case "none":
 		return nil, func() {}, nil
+	case "noop":
+		obs, err := otelmcp.New(&otelmcp.Options{TracerProvider: tracenoop.NewTracerProvider(), MeterProvider: metricnoop.NewMeterProvider()})
+		return obs, func() {}, err
 	case "otel":
-		sampler = sdktrace.AlwaysSample()
+	case "otel-syncer":
+		spans = sdktrace.WithSyncer(tracetest.NewNoopExporter())
 	case "otel-sampled10":
 		sampler = sdktrace.ParentBased(sdktrace.TraceIDRatioBased(0.1))
 	default:
 		return nil, nil, fmt.Errorf("no observer %q", name)
 	}
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sampler), sdktrace.WithBatcher(tracetest.NewNoopExporter()))
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sampler), spans)
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
 	obs, err := otelmcp.New(&otelmcp.Options{TracerProvider: tp, MeterProvider: mp})
 	stop := func() {

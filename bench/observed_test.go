@@ -37,3 +37,16 @@ func BenchmarkObserved(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkObserverParts is json2026 through the mcp-go engine with each
+// of ObserverParts: what otelmcp's cost is made of, where it weighs most.
+func BenchmarkObserverParts(b *testing.B) {
+	sc := Scenarios()[0] // json2026
+	for _, obs := range ObserverParts {
+		v, err := ObservedVariant(MCPMountMCPGo, obs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(v.Name, func(b *testing.B) { benchCall(b, sc, v) })
+	}
+}

@@ -90,10 +90,23 @@ func serviceHeap(size int) *heapNode {
 }
 
 // BenchmarkObserverAlone is the observer's own work for one call (start
-// and end), without the transport or the engine.
+// and end), without the transport or the engine: with every span sampled,
+// and with none (a span the sampler drops is not recorded).
 func BenchmarkObserverAlone(b *testing.B) {
-	obs, stop := newBenchObserver(b)
-	defer stop()
+	for _, v := range []struct {
+		name    string
+		sampler sdktrace.Sampler
+	}{{"sampled=all", sdktrace.AlwaysSample()}, {"sampled=none", sdktrace.NeverSample()}} {
+		b.Run(v.name, func(b *testing.B) {
+			obs, stop := newObserverWith(b, sdktrace.WithBatcher(tracetest.NewNoopExporter()), sdktrace.WithSampler(v.sampler))
+			defer stop()
+			benchAlone(b, obs)
+		})
+	}
+}
+
+// benchAlone starts and ends one json2026 call's observation per loop.
+func benchAlone(b *testing.B, obs *otelmcp.Observer) {
 	m, err := jsonrpc.Decode([]byte(benchBody))
 	if err != nil {
 		b.Fatal(err)
@@ -147,10 +160,10 @@ func newBenchObserver(b *testing.B) (*otelmcp.Observer, func()) {
 	return newObserverWith(b, sdktrace.WithBatcher(tracetest.NewNoopExporter()))
 }
 
-// newObserverWith is otelmcp on the real SDK, every span sampled and
-// handed to spans, metrics aggregated for a reader.
-func newObserverWith(b *testing.B, spans sdktrace.TracerProviderOption) (*otelmcp.Observer, func()) {
-	tp := sdktrace.NewTracerProvider(spans)
+// newObserverWith is otelmcp on the real SDK with the tracer's options
+// (by default every span sampled), metrics aggregated for a reader.
+func newObserverWith(b *testing.B, spans ...sdktrace.TracerProviderOption) (*otelmcp.Observer, func()) {
+	tp := sdktrace.NewTracerProvider(spans...)
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
 	obs, err := otelmcp.New(&otelmcp.Options{TracerProvider: tp, MeterProvider: mp})
 	if err != nil {

@@ -56,7 +56,7 @@ func observedTable(w io.Writer, res results) {
 	fmt.Fprintln(w)
 }
 
-// observedTarget measures issue #24's target, at most 15% added to
+// observedTarget measures the observability target, at most 15% added to
 // json2026's time per request with every call traced, through engine.
 func observedTarget(res results, engine string) (text string, ok bool, rounds, passed int) {
 	none, all := observedName("json2026", engine, "none"), observedName("json2026", engine, "otel")
