@@ -7,6 +7,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -38,8 +39,9 @@ var ObserverParts = []string{"none", "noop", "otel-syncer", "otel"}
 // NewObserver returns the observer named name (one of Observers or
 // ObserverParts; nil for "none") and what shuts its providers down.
 func NewObserver(name string) (httptransport.Observer, func(), error) {
-	sampler := sdktrace.AlwaysSample()
-	spans := sdktrace.WithBatcher(tracetest.NewNoopExporter())
+	// WithBatcher starts the processor's goroutine as it is called: only
+	// for an observer that uses it.
+	sampler, batched := sdktrace.AlwaysSample(), true
 	switch name {
 	case "none":
 		return nil, func() {}, nil
@@ -48,11 +50,15 @@ func NewObserver(name string) (httptransport.Observer, func(), error) {
 		return obs, func() {}, err
 	case "otel":
 	case "otel-syncer":
-		spans = sdktrace.WithSyncer(tracetest.NewNoopExporter())
+		batched = false
 	case "otel-sampled10":
 		sampler = sdktrace.ParentBased(sdktrace.TraceIDRatioBased(0.1))
 	default:
 		return nil, nil, fmt.Errorf("no observer %q", name)
+	}
+	spans := sdktrace.WithSyncer(tracetest.NewNoopExporter())
+	if batched {
+		spans = sdktrace.WithBatcher(tracetest.NewNoopExporter())
 	}
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sampler), spans)
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
@@ -78,11 +84,14 @@ func ObservedVariant(engine, obs string) (Variant, error) {
 	if newEngine == nil {
 		return Variant{}, fmt.Errorf("no engine %q", engine)
 	}
-	if _, _, err := NewObserver(obs); err != nil {
-		return Variant{}, err
+	if !slices.Contains(Observers, obs) && !slices.Contains(ObserverParts, obs) {
+		return Variant{}, fmt.Errorf("no observer %q", obs)
 	}
 	return Variant{Name: engine + "/observer=" + obs, New: func(Mode) *Instance {
-		o, stop, _ := NewObserver(obs)
+		o, stop, err := NewObserver(obs)
+		if err != nil {
+			panic(err) // obs is one of the known names
+		}
 		in := newEngine(o)
 		closeEngine := in.Close
 		in.Close = func() {
