@@ -324,12 +324,7 @@ func fmtRatio(v float64) string {
 }
 
 func callTable(w io.Writer, res results) {
-	fmt.Fprintln(w, "### Requests")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "ns/op is the time per request seen by the client (for 64 clients, wall time divided by requests: 1e9/ns/op is requests per second). B/op and allocs/op are the process's, and the raw HTTP client allocates nothing per request, so they are the server's. \"x floor\" divides by the floor of the same round; \"mcpmount faster by\" and \"mcpmount-gosdk faster by\" divide this row's ns/op by theirs (above 1: mcpmount is faster).")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| scenario | server | ns/op | B/op | allocs/op | time x floor | B x floor | allocs x floor | mcpmount faster by | mcpmount-gosdk faster by |")
-	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+	tableHead(w, "Requests", "ns/op is the time per request seen by the client (for 64 clients, wall time divided by requests: 1e9/ns/op is requests per second). B/op and allocs/op are the process's, and the raw HTTP client allocates nothing per request, so they are the server's. \"x floor\" divides by the floor of the same round; \"mcpmount faster by\" and \"mcpmount-gosdk faster by\" divide this row's ns/op by theirs (above 1: mcpmount is faster).", 2, "scenario", "server", "ns/op", "B/op", "allocs/op", "time x floor", "B x floor", "allocs x floor", "mcpmount faster by", "mcpmount-gosdk faster by")
 	for _, sc := range scenarios {
 		floor := "BenchmarkCall/" + sc.name + "/floor"
 		for _, v := range variants {
@@ -360,12 +355,7 @@ func callTable(w io.Writer, res results) {
 }
 
 func holdTable(w io.Writer, res results) {
-	fmt.Fprintln(w, "### Held idle streams and fan-out")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "The server runs in a child process; its memory is measured after a GC, before and after opening the streams (2026-07-28 subscriptions/listen; mcpmount-get2025, the minimal engine again, and gosdk-stateful, which rejects 2026-07-28, hold 2025-11-25 session GET streams, one session each). Live = heap in use + goroutine stacks. Fan-out: one tools/list_changed to all 10,000 streams, until every client has read it (go-sdk and mcp-go broadcast when a tool is added; go-sdk waits 10 ms before sending); \"server call\" is how long the server's broadcast call itself took.")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| server | live KiB/stream @1k | live KiB/stream @10k | RSS KiB/stream @10k | live x floor @10k | RSS x floor @10k | fan-out to 10k, ms | server call, ms | mcpmount fan-out faster by |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+	tableHead(w, "Held idle streams and fan-out", "The server runs in a child process; its memory is measured after a GC, before and after opening the streams (2026-07-28 subscriptions/listen; mcpmount-get2025, the minimal engine again, and gosdk-stateful, which rejects 2026-07-28, hold 2025-11-25 session GET streams, one session each). Live = heap in use + goroutine stacks. Fan-out: one tools/list_changed to all 10,000 streams, until every client has read it (go-sdk and mcp-go broadcast when a tool is added; go-sdk waits 10 ms before sending); \"server call\" is how long the server's broadcast call itself took.", 1, "server", "live KiB/stream @1k", "live KiB/stream @10k", "RSS KiB/stream @10k", "live x floor @10k", "RSS x floor @10k", "fan-out to 10k, ms", "server call, ms", "mcpmount fan-out faster by")
 	floor := "BenchmarkHold/floor"
 	for _, v := range variants {
 		name := "BenchmarkHold/" + v
@@ -396,12 +386,7 @@ func verdict(ok bool, rounds, passed int) string {
 }
 
 func targets(w io.Writer, call, hold results) {
-	fmt.Fprintln(w, "### Targets")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Each ratio is the median of the rounds' ratios, with the lowest and highest round in brackets; a target is judged on the medians.")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| target | measured | verdict |")
-	fmt.Fprintln(w, "|---|---|---|")
+	tableHead(w, "Targets", "Each ratio is the median of the rounds' ratios, with the lowest and highest round in brackets; a target is judged on the medians.", 3, "target", "measured", "verdict")
 	c := func(sc, v string) string { return "BenchmarkCall/" + sc + "/" + v }
 	type m struct {
 		text           string
@@ -508,4 +493,18 @@ func updateReadme(path, table string) error {
 	}
 	s = s[:i+len(startMark)] + "\n" + table + s[j:]
 	return os.WriteFile(path, []byte(s), 0o644)
+}
+
+// tableHead prints a section's title, its intro and a table's header,
+// whose first left columns are left-aligned and the rest right-aligned.
+func tableHead(w io.Writer, title, intro string, left int, columns ...string) {
+	fmt.Fprintf(w, "### %s\n\n%s\n\n| %s |\n|", title, intro, strings.Join(columns, " | "))
+	for i := range columns {
+		if i < left {
+			fmt.Fprint(w, "---|")
+		} else {
+			fmt.Fprint(w, "---:|")
+		}
+	}
+	fmt.Fprintln(w)
 }

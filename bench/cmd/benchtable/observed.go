@@ -33,12 +33,7 @@ func observedTable(w io.Writer, res results) {
 	if res[observedName("json2026", observedEngines[0], "none")] == nil {
 		return
 	}
-	fmt.Fprintln(w, "### With OpenTelemetry")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "The same scenarios through the go-sdk and mcp-go engines with an `otelmcp` Observer on the real OpenTelemetry SDK: every call traced (`otel`), or a tenth of the traces kept (`otel-sampled10`, `ParentBased(TraceIDRatioBased(0.1))`); spans through the batch span processor with its defaults to an exporter that drops them, metrics aggregated for a reader. \"added\" is the median over rounds of the ratio to the same engine without an observer, minus one: time per request seen by the client, and the process's CPU time per request.")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| scenario | engine | ns/op, none | ns/op, otel | time added, otel | CPU added, otel | time added, sampled 10% | CPU added, sampled 10% | B/op added, otel | allocs/op added, otel |")
-	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+	tableHead(w, "With OpenTelemetry", "The same scenarios through the go-sdk and mcp-go engines with an `otelmcp` Observer on the real OpenTelemetry SDK: every call traced (`otel`), or a tenth of the traces kept (`otel-sampled10`, `ParentBased(TraceIDRatioBased(0.1))`); spans through the batch span processor with its defaults to an exporter that drops them, metrics aggregated for a reader. \"added\" is the median over rounds of the ratio to the same engine without an observer, minus one: time per request seen by the client, and the process's CPU time per request.", 2, "scenario", "engine", "ns/op, none", "ns/op, otel", "time added, otel", "CPU added, otel", "time added, sampled 10%", "CPU added, sampled 10%", "B/op added, otel", "allocs/op added, otel")
 	for _, sc := range observedScenarios {
 		for _, e := range observedEngines {
 			none := observedName(sc, e, "none")
