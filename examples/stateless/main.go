@@ -19,13 +19,12 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httputil"
 	"net/url"
 	"sync"
-	"sync/atomic"
 
 	"github.com/mcpmount/mcpmount/adapters/gosdk"
 	"github.com/mcpmount/mcpmount/examples/internal/demo"
+	"github.com/mcpmount/mcpmount/examples/roundrobin"
 	"github.com/mcpmount/mcpmount/httptransport"
 )
 
@@ -64,17 +63,7 @@ func run(ctx context.Context, ln net.Listener, out io.Writer) error {
 			errs[i] = demo.Serve(ctx, bln, mux, endpoint)
 		})
 	}
-	var next atomic.Uint64
-	proxy := &httputil.ReverseProxy{
-		Rewrite: func(pr *httputil.ProxyRequest) {
-			if legacy(pr.In) {
-				pr.SetURL(backends[0])
-				return
-			}
-			pr.SetURL(backends[next.Add(1)%uint64(len(backends))])
-		},
-		FlushInterval: -1, // pass every SSE event on at once
-	}
+	proxy := roundrobin.New(backends, &roundrobin.Options{Pin: legacy})
 	fmt.Fprintf(out, "MCP endpoint (round-robin proxy): %s/mcp\n", demo.BaseURL(ln))
 	errs[2] = demo.Serve(ctx, ln, proxy)
 	cancel() // the proxy failed to serve, or ctx is done: stop the instances
