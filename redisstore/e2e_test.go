@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
 	"net/url"
 	"strconv"
 	"strings"
@@ -21,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpmount/mcpmount/adapters/gosdk"
+	"github.com/mcpmount/mcpmount/examples/roundrobin"
 	"github.com/mcpmount/mcpmount/httptransport"
 	"github.com/mcpmount/mcpmount/redisstore"
 	"github.com/mcpmount/mcpmount/sse"
@@ -117,14 +117,7 @@ func roundRobinProxy(t *testing.T, insts []*instance) string {
 		}
 		targets = append(targets, u)
 	}
-	var next atomic.Uint64
-	proxy := &httputil.ReverseProxy{
-		Rewrite: func(pr *httputil.ProxyRequest) {
-			pr.SetURL(targets[(next.Add(1)-1)%uint64(len(targets))])
-		},
-		FlushInterval: -1, // pass every SSE event on at once
-	}
-	srv := httptest.NewServer(proxy)
+	srv := httptest.NewServer(roundrobin.New(targets, nil))
 	t.Cleanup(srv.Close)
 	return srv.URL + "/mcp"
 }

@@ -102,4 +102,8 @@ log "server log: $OUT/server.log"
 
 rc=0
 "$NODE" "$ROOT/scripts/conformance-report.mjs" --expected "$EXPECTED" "${run_dirs[@]}" || rc=$?
+if [ "$rc" != 0 ] && [ -s "$OUT/server.log" ]; then
+  log "the server log's last 40 lines:"
+  tail -n 40 "$OUT/server.log" >&2
+fi
 exit "$rc"

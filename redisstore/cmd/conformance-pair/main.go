@@ -27,13 +27,11 @@ import (
 	"log"
 	"net"
 	"net/http"
-	"net/http/httputil"
 	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -41,6 +39,7 @@ import (
 
 	"github.com/mcpmount/mcpmount/adapters/gosdk"
 	"github.com/mcpmount/mcpmount/examples/conformance/fixtures"
+	"github.com/mcpmount/mcpmount/examples/roundrobin"
 	"github.com/mcpmount/mcpmount/httptransport"
 	"github.com/mcpmount/mcpmount/redisstore"
 )
@@ -146,14 +145,10 @@ func serveProxy(ctx context.Context, addr, token, redisAddr, prefix string) {
 		}
 		targets = append(targets, u)
 	}
-	var next atomic.Uint64
-	proxy := &httputil.ReverseProxy{
-		Rewrite: func(pr *httputil.ProxyRequest) {
-			pr.SetURL(targets[(next.Add(1)-1)%uint64(len(targets))])
-			pr.Out.Host = pr.In.Host // the instances check Host on loopback
-		},
-		FlushInterval: -1, // every SSE event at once
-	}
+	proxy := roundrobin.New(targets, &roundrobin.Options{
+		KeepHost:  true, // the instances check Host on loopback
+		Transport: loggedTransport{http.DefaultTransport},
+	})
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		log.Print(err)
