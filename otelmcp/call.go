@@ -85,7 +85,7 @@ func (o *Observer) StartCall(ctx context.Context, call *httptransport.CallInfo) 
 		}
 	}
 	ctx, span := o.tracer.Start(parent, name, opts...)
-	o.callsActive.Add(ctx, 1, o.inFlight[shape.method]...)
+	o.inFlight[shape.method].start()
 	remote := call.RemoteAddr
 	return ctx, func(out httptransport.CallOutcome) { o.endCall(ctx, span, name, shape, remote, start, out) }
 }
@@ -93,7 +93,7 @@ func (o *Observer) StartCall(ctx context.Context, call *httptransport.CallInfo) 
 // endCall ends the span of a call of shape s, named name, from the client
 // at remote, and records its duration since start.
 func (o *Observer) endCall(ctx context.Context, span trace.Span, name string, s callShape, remote string, start time.Time, out httptransport.CallOutcome) {
-	o.callsActive.Add(ctx, -1, o.inFlight[s.method]...)
+	o.inFlight[s.method].end()
 	k := seriesKey{callShape: s}
 	switch {
 	case out.Cancelled:

@@ -50,8 +50,8 @@ type fixture struct {
 const toolSpan = "echo.work"
 
 // newServer is the MCP server the tests call: echo (which starts a span
-// of its own from its context), fail (a tool error), a prompt and a
-// resource.
+// of its own from its context), fail (a tool error), hold (which returns
+// when its call is cancelled), a prompt and a resource.
 func newServer(tp trace.TracerProvider) *mcp.Server {
 	server := mcp.NewServer(&mcp.Implementation{Name: "otel-fixture", Version: "1.0.0"}, nil)
 	mcp.AddTool(server, &mcp.Tool{Name: "echo"}, func(ctx context.Context, req *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
@@ -61,6 +61,10 @@ func newServer(tp trace.TracerProvider) *mcp.Server {
 	})
 	mcp.AddTool(server, &mcp.Tool{Name: "fail"}, func(ctx context.Context, req *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "it failed"}}}, nil, nil
+	})
+	mcp.AddTool(server, &mcp.Tool{Name: "hold"}, func(ctx context.Context, req *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
+		<-ctx.Done() // until the client gives up
+		return nil, nil, ctx.Err()
 	})
 	server.AddPrompt(&mcp.Prompt{Name: "greet"}, func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "hello"}}}}, nil

@@ -62,6 +62,27 @@ func TestOperationDurationCountsEachCallOnce(t *testing.T) {
 	}
 }
 
+// TestCallsInFlight: mcpmount.server.calls.active counts a call while
+// the engine serves it, and no longer once its client gave up on it.
+func TestCallsInFlight(t *testing.T) {
+	f := newFixture(t, nil)
+	cs := f.connect(t, httptransport.Version20260728)
+	active := func() int64 {
+		return sumWhere(t, f.metrics(t), "mcpmount.server.calls.active", attribute.String("mcp.method.name", "tools/call"))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel() // before the session's Close, which waits for the call
+	done := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "hold", Arguments: map[string]any{"text": "x"}})
+		done <- err
+	}()
+	waitFor(t, "the held call counted in flight", func() bool { return active() == 1 })
+	cancel()
+	<-done
+	waitFor(t, "the cancelled call counted out", func() bool { return active() == 0 })
+}
+
 // TestUnsampledCallsMeasured: with a sampler that keeps no trace (as a
 // service keeping a share of them drops most), no span is exported, and
 // every call, a tool error's too, is still in the metrics.

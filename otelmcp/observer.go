@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel"
-	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/semconv/v1.41.0/mcpconv"
@@ -46,7 +45,6 @@ type Observer struct {
 
 	opDuration      mcpconv.ServerOperationDuration
 	sessionDuration mcpconv.ServerSessionDuration
-	callsActive     metric.Int64UpDownCounter
 	sessionsActive  metric.Int64UpDownCounter
 	streamsActive   metric.Int64UpDownCounter
 	refusals        metric.Int64Counter
@@ -56,7 +54,7 @@ type Observer struct {
 
 	sessions sync.Map // session id -> sessionStart
 
-	inFlight map[string][]metric.AddOption           // callsActive's attributes, by method of the series
+	inFlight map[string]*inFlight                    // calls being served, by method of the series (inflight.go)
 	names    *memo[nameKey, string]                  // span names with a target
 	series   *memo[seriesKey, []metric.RecordOption] // opDuration's attributes, by series
 }
@@ -103,7 +101,7 @@ func New(opts *Options) (*Observer, error) {
 	o := &Observer{
 		tracer:     tp.Tracer(ScopeName),
 		propagator: prop,
-		inFlight:   inFlightOptions(),
+		inFlight:   newInFlight(),
 		names:      newMemo[nameKey, string](maxNames),
 		series:     newMemo[seriesKey, []metric.RecordOption](maxSeries),
 	}
@@ -118,8 +116,8 @@ func New(opts *Options) (*Observer, error) {
 	add(err)
 	o.sessionDuration, err = mcpconv.NewServerSessionDuration(meter, metric.WithExplicitBucketBoundaries(DurationBuckets...))
 	add(err)
-	o.callsActive, err = meter.Int64UpDownCounter("mcpmount.server.calls.active", metric.WithUnit("{call}"),
-		metric.WithDescription("MCP requests the engine is serving."))
+	_, err = meter.Int64ObservableUpDownCounter("mcpmount.server.calls.active", metric.WithUnit("{call}"),
+		metric.WithDescription("MCP requests the engine is serving."), metric.WithInt64Callback(o.observeInFlight))
 	add(err)
 	o.sessionsActive, err = meter.Int64UpDownCounter("mcpmount.server.sessions.active", metric.WithUnit("{session}"),
 		metric.WithDescription("2025-era and 2024-11-05 sessions served by this instance."))
@@ -143,15 +141,4 @@ func New(opts *Options) (*Observer, error) {
 		return nil, fmt.Errorf("otelmcp: making instruments: %v", errs)
 	}
 	return o, nil
-}
-
-// inFlightOptions returns the attributes of mcpmount.server.calls.active
-// for each method a series names, made once.
-func inFlightOptions() map[string][]metric.AddOption {
-	m := make(map[string][]metric.AddOption, len(knownMethods)+1)
-	for method := range knownMethods {
-		m[method] = []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(keyMethod.String(method)))}
-	}
-	m[otherMethod] = []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(keyMethod.String(otherMethod)))}
-	return m
 }
