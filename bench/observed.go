@@ -93,11 +93,9 @@ func ObservedVariant(engine, obs string) (Variant, error) {
 			panic(err) // obs is one of the known names
 		}
 		in := newEngine(o)
-		closeEngine := in.Close
-		in.Close = func() {
-			closeEngine()
+		return &Instance{Handler: in.Handler, Broadcast: in.Broadcast, Close: func() {
+			in.Close()
 			stop()
-		}
-		return in
+		}}
 	}}, nil
 }
