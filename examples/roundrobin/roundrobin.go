@@ -4,12 +4,12 @@
 //
 // It is httputil.ReverseProxy with two things added. SSE events pass at
 // once (FlushInterval -1). And each request's body is read whole before
-// it is passed on, as nginx does by default: Go's HTTP/1.1 server
-// discards a request's unread body when the response's headers go out,
-// which ReverseProxy does as soon as the instance's arrive, while the
-// proxy's transport may still read the body once more to check its
-// length; that read fails, the transport closes its connection to the
-// instance, and the client's response is cut mid-way
+// it is passed on, as nginx does by default: Go's HTTP/1.1 server drains
+// and closes a request's body when the response starts going out, which
+// ReverseProxy does as soon as the instance's answer starts, while the
+// proxy's transport may still have to read the body once more (to check
+// its length); that read fails, the transport closes its connection to
+// the instance, and the client's answer is cut mid-way
 // (https://github.com/golang/go/issues/40747). Without the buffering, a
 // Node.js client saw "terminated" in about one run in ten of the
 // conformance suite through two instances.
