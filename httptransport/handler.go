@@ -97,9 +97,6 @@ func New(engine Engine, opts *Options) *Handler {
 		base = context.WithValue(base, observerKey{}, h.cfg.observer)
 	}
 	h.ctx, h.cancel = context.WithCancel(base)
-	if cfg.observer != nil {
-		h.ctx = context.WithValue(h.ctx, observerKey{}, cfg.observer) // for ReportDropped
-	}
 	return h
 }
 
