@@ -23,8 +23,8 @@ func (e *Engine) Serve(ctx context.Context, call *httptransport.Call) (*jsonrpc.
 		return e.serveListen(ctx, call, s, raw)
 	}
 	if call.Session != nil {
-		// The transport runs each call of a session on a goroutine of
-		// its own, fresh.
+		// The call may run on a fresh goroutine (a batch's, a
+		// 2024-11-05 one's): see growStack.
 		growStack(0)
 	}
 	return e.serve(ctx, call)

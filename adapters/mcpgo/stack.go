@@ -7,13 +7,16 @@ package mcpgo
 const stackPad = 8 << 10
 
 // growStack makes the runtime grow the calling goroutine's stack while it
-// is still shallow. The transport serves each call of a 2025-era session
-// on a fresh goroutine, whose stack starts at 8 KiB; mcp-go's
+// is still shallow. The transport serves a batch's calls and 2024-11-05
+// calls on fresh goroutines, whose stacks start at 8 KiB; mcp-go's
 // HandleMessage (its JSON decoding) goes deeper, and the runtime grows a
 // stack by copying it, frame by frame, each time it runs out. Grown there,
 // at mcp-go's depth, that took 8 µs of a 40 µs call in profiles of bench's
-// session2025 (runtime.copystack under HandleMessage); grown here, a few
-// frames deep, it takes under 1 µs, and no goroutine is kept between calls.
+// session2025 when every session call had a goroutine of its own
+// (runtime.copystack under HandleMessage); grown here, a few frames deep,
+// it takes under 1 µs. A POST's single call runs on net/http's goroutine,
+// grown already, where this is a zeroed frame and no measurable time
+// (bench's session2025, with and without it alternating).
 // It returns a byte of its frame so that the compiler keeps the frame.
 //
 //go:noinline
