@@ -371,6 +371,21 @@ func holdTable(w io.Writer, res results) {
 	fmt.Fprintln(w)
 }
 
+// judge counts the rounds of rs (NaN where a round lacks the ratio) and
+// those of them that pass.
+func judge(rs []float64, pass func(float64) bool) (rounds, passed int) {
+	for _, r := range rs {
+		if math.IsNaN(r) {
+			continue
+		}
+		rounds++
+		if pass(r) {
+			passed++
+		}
+	}
+	return rounds, passed
+}
+
 // verdict judges a target from its per-scenario medians (ok) and says
 // when single rounds fell on the other side of the line.
 func verdict(ok bool, rounds, passed int) string {
@@ -404,12 +419,9 @@ func targets(w io.Writer, call, hold results) {
 			}
 			med := median(rs)
 			res.ok = res.ok && pass(med)
-			for _, r := range rs {
-				res.rounds++
-				if pass(r) {
-					res.passed++
-				}
-			}
+			rounds, passed := judge(rs, pass)
+			res.rounds += rounds
+			res.passed += passed
 			parts = append(parts, fmt.Sprintf("%s %s (%s-%s)", sc.name, fmtRatio(med), fmtRatio(slices.Min(rs)), fmtRatio(slices.Max(rs))))
 		}
 		res.text = strings.Join(parts, ", ")

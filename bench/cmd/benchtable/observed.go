@@ -60,14 +60,7 @@ func observedTarget(res results, engine string) (text string, ok bool, rounds, p
 		return "not measured", false, 0, 0
 	}
 	med := median(rs)
-	for _, r := range rs {
-		if !math.IsNaN(r) {
-			rounds++
-			if r <= 1.15 {
-				passed++
-			}
-		}
-	}
+	rounds, passed = judge(rs, func(r float64) bool { return r <= 1.15 })
 	cpu := res.ratio(all, none, "cpu-ns/op")
 	text = fmt.Sprintf("time %s (%s to %s), CPU %s", fmtAdded(med), fmtAdded(slices.Min(rs)), fmtAdded(slices.Max(rs)), fmtAdded(cpu))
 	return text, med <= 1.15, rounds, passed
