@@ -68,6 +68,11 @@ func classify(r *http.Request, body []byte, maxBatch int) (*request, *httpError)
 		if err != nil {
 			return nil, rpcRefusal(err)
 		}
+		for i, m := range msgs {
+			if errs[i] == nil {
+				errs[i] = checkNotification(m)
+			}
+		}
 		req.batch, req.msgs, req.errs = true, msgs, errs
 		if modernHeader(r) {
 			return nil, errModernBody
@@ -78,6 +83,9 @@ func classify(r *http.Request, body []byte, maxBatch int) (*request, *httpError)
 	if m == nil {
 		return nil, rpcRefusal(err)
 	}
+	if err == nil {
+		err = checkNotification(m)
+	}
 	req.one[0], req.oneErr[0] = m, err
 	req.msgs, req.errs = req.one[:], req.oneErr[:]
 	if err == nil && m.Method != "" && len(m.Params) > 0 {
@@ -85,6 +93,28 @@ func classify(r *http.Request, body []byte, maxBatch int) (*request, *httpError)
 	}
 	req.modern = modernHeader(r) || (req.params != nil && req.params.Meta != nil && req.params.Meta.ProtocolVersion != nil)
 	return req, nil
+}
+
+// errRequestAsNotification refuses a message that names a request's method
+// but carries no id. Every MCP notification's method starts with
+// "notifications/" (https://modelcontextprotocol.io/specification/2025-11-25/basic#notifications
+// and the schema's ClientNotification), so anything else sent without an
+// id is a request that no one could answer: JSON-RPC 2.0 (section 4.1)
+// forbids a response to a notification, and an engine handed one (go-sdk's
+// initialize handshake, say) may wait forever for an answer it will never
+// send. Our choice, in every era: 400 with -32600 and no id, at once
+// (https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#sending-messages-to-the-server
+// lets a server refuse a notification it cannot accept with an HTTP error
+// status and a JSON-RPC error without an id).
+var errRequestAsNotification = jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "a request needs an id: only notifications/* methods may be sent without one")
+
+// checkNotification returns errRequestAsNotification for a message sent
+// without an id whose method is not a notification's, else nil.
+func checkNotification(m *jsonrpc.Message) error {
+	if m.IsNotification() && !strings.HasPrefix(m.Method, "notifications/") {
+		return errRequestAsNotification
+	}
+	return nil
 }
 
 // modernHeader reports whether MCP-Protocol-Version is present and is not a

@@ -43,6 +43,7 @@ type Handler struct {
 
 	calls, streams, sessionQ *quota        // per-principal bounds (limits.go); nil when unbounded
 	bound                    *sessionBound // the instance's and each address's sessions (sessionbound.go)
+	handshakes               handshakes    // 2025-era initialize requests the engine has not answered yet
 
 	mu              sync.Mutex
 	live            map[string]*liveSession        // sessions served by this instance

@@ -45,11 +45,17 @@ func (h *Handler) initialize(w http.ResponseWriter, r *http.Request, m *jsonrpc.
 	}
 	ls := h.newLiveSession(sess, owner, addr, release)
 	st := h.newStream(w, accept, output.Role{ReqID: m.ID, Header: func(hd http.Header) { hd.Set("Mcp-Session-Id", sess.ID) }})
-	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
-	defer cancel()
+	ctx, hs := h.handshakes.begin(r, h.ctx, addr, h.cfg.handshakeTimeout)
+	defer h.handshakes.end(hs) // after the places were kept or given back
+	cancel := func() { hs.cancel(context.Canceled) }
 	call := &Call{Request: m, Version: sess.Version, Session: sess, Header: r.Header, out: st, ctx: ctx, cancel: cancel}
 	st.StartTimer(r)
 	resp, err := h.serveEngine(ctx, call)
+	if ctx.Err() != nil {
+		// Past the deadline, evicted, or the handler closing: whatever the
+		// engine said, the session is not opened.
+		resp, err = jsonrpc.NewError(m.ID, handshakeError(context.Cause(ctx))), nil
+	}
 	resp = responseOf(m.ID, resp, err)
 	if resp.Error == nil {
 		sess.Version = negotiatedVersion(resp, sess.Version)

@@ -146,6 +146,9 @@ func (h *Handler) serveLegacyPost(w http.ResponseWriter, r *http.Request) {
 	}
 	m, err := jsonrpc.Decode(buf.Bytes())
 	putBuffer(buf)
+	if err == nil {
+		err = checkNotification(m)
+	}
 	if err != nil {
 		id := noID
 		if m != nil {

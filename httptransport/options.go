@@ -82,6 +82,15 @@ type Options struct {
 	// sessions never expire.
 	SessionIdleTimeout time.Duration
 
+	// HandshakeTimeout bounds how long a 2025-era initialize waits for the
+	// engine's answer. Past it the client gets a -32000 error, no session
+	// is opened and its places in the session bounds (MaxSessions,
+	// MaxSessionsPerAddress) are free again; until then a pending
+	// handshake holds them, and may be ended to make room for a new
+	// session as an idle session may. Zero means 10 seconds; negative
+	// means no deadline.
+	HandshakeTimeout time.Duration
+
 	// Events stores the events of 2025-era session streams so a client
 	// can resume a dropped stream with Last-Event-ID. Nil means a bounded
 	// in-memory store (see NewMemoryEventStore); use DisableResumability
@@ -256,6 +265,7 @@ type config struct {
 	sharedSessions   bool         // Options.Sessions set: other instances may share it
 	relay            SessionRelay // Options.Sessions, if shared and it implements SessionRelay
 	idleTimeout      time.Duration
+	handshakeTimeout time.Duration
 	events           EventStore
 	ownEvents        bool // events is the default in-memory store: this instance's alone
 	retry            time.Duration
@@ -287,6 +297,7 @@ func newConfig(o *Options) config {
 		stateless:        o.Stateless,
 		sharedSessions:   o.Sessions != nil,
 		idleTimeout:      orDefault(o.SessionIdleTimeout, 10*time.Minute),
+		handshakeTimeout: orDefault(o.HandshakeTimeout, 10*time.Second),
 		events:           o.Events,
 		retry:            o.RetryInterval,
 		keepAlive:        orDefault(o.KeepAlive, 15*time.Second),

@@ -22,8 +22,9 @@ import (
 //
 // At a bound, the pool's session idle the longest (nothing in flight, no
 // stream attached) is ended as the idle timeout would end it, and the new
-// one takes its place; when none is idle, the request is refused with 503
-// and Retry-After. So a flood from one address churns only that address's
+// one takes its place; when none is idle, the handshake pending the
+// longest is ended (handshakes); when none is pending either, the request
+// is refused with 503 and Retry-After. So a flood from one address churns only that address's
 // own sessions, and sessions in use are never taken.
 type sessionBound struct {
 	max, perAddr int // 0: no bound
@@ -103,11 +104,15 @@ func (h *Handler) admitSession(ctx context.Context, addr string) (release func()
 			var once sync.Once
 			return func() { once.Do(func() { h.bound.give(addr) }) }
 		}
-		victim := h.longestIdle(full == "address", addr)
-		if victim == nil {
+		if victim := h.longestIdle(full == "address", addr); victim != nil {
+			h.evict(ctx, victim)
+			continue
+		}
+		hs := h.handshakes.oldest(full == "address", addr)
+		if hs == nil {
 			break
 		}
-		h.evict(ctx, victim)
+		hs.evict(ctx)
 	}
 	h.warnLimited(&h.boundWarned, "mcp: refusing a session: no idle session to make room for it",
 		"pool", full, "sessions", h.bound.count())

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mcpmount/mcpmount/identity"
 	"github.com/mcpmount/mcpmount/jsonrpc"
@@ -34,6 +35,11 @@ type TestEngine struct {
 	SendErrs  chan error  // what Send returned after a slow call was cancelled
 	Gate      chan struct{}
 	Hold      bool // listen returns ErrHold instead of blocking
+
+	// StallInits is how many initialize requests still to stall: each
+	// reports "initialize" on Started, then waits for its context to end
+	// and returns the context's error, as an engine that never answers.
+	StallInits atomic.Int32
 
 	Mu        sync.Mutex
 	Outs      map[string]Sender // session streams, by session id
@@ -86,6 +92,11 @@ func (e *TestEngine) Serve(ctx context.Context, call *Call) (*jsonrpc.Message, e
 	case "initialize":
 		if call.Modern() {
 			break
+		}
+		if e.StallInits.Add(-1) >= 0 {
+			e.Started <- "initialize"
+			<-ctx.Done()
+			return nil, ctx.Err()
 		}
 		var p struct {
 			ProtocolVersion string `json:"protocolVersion"`

@@ -2,6 +2,7 @@ package gosdk_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpmount/mcpmount/adapters/gosdk"
+	"github.com/mcpmount/mcpmount/adapters/internal/adaptertest"
 	"github.com/mcpmount/mcpmount/httptransport"
 )
 
@@ -91,4 +93,22 @@ func TestInitializeFloodBounded(t *testing.T) {
 	if sessions > 1000+2 { // the bound, and the engine's own watcher
 		t.Errorf("%d SDK sessions open after the flood, want at most the address bound (1,000)", sessions)
 	}
+}
+
+// TestInitializeNotificationFlood: initialize sent without an id, 2,000
+// times from one address and 10,000 times from as many forwarded
+// addresses, against default bounds (1,000 sessions an address, 10,000 an
+// instance): each is refused at once, no handshake is left waiting for an
+// answer the SDK never sends, and a client then gets a session.
+func TestInitializeNotificationFlood(t *testing.T) {
+	server := mcp.NewServer(&mcp.Implementation{Name: "flood", Version: "1"}, nil)
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	engine := gosdk.NewEngine(server, &gosdk.Options{Logger: quiet})
+	h := httptransport.New(engine, &httptransport.Options{Logger: quiet, TrustedProxies: []string{"127.0.0.1"}})
+	srv := httptest.NewServer(h)
+	stopAtCleanup(t, h, srv, engine)
+	adaptertest.CheckNotificationFlood(t, srv.URL, 2000, nil)
+	adaptertest.CheckNotificationFlood(t, srv.URL, 10000, func(i int) http.Header {
+		return http.Header{"X-Forwarded-For": {fmt.Sprintf("198.51.%d.%d", i/256%256, i%256)}}
+	})
 }
