@@ -356,7 +356,30 @@ func (ls *liveSession) idleLocked(now time.Time, d time.Duration) bool {
 }
 
 // closeStreams ends the standalone stream so its GET returns; calls go on.
-func (ls *liveSession) closeStreams() { ls.standalone.Cut() }
+// A 2024-11-05 session's event stream carries its calls' answers (spec
+// https://modelcontextprotocol.io/specification/2024-11-05/basic/transports#http-with-sse),
+// so it ends once the calls in flight have been answered, or with the
+// session (whose end answers them).
+func (ls *liveSession) closeStreams() {
+	var answers []<-chan struct{}
+	ls.mu.Lock()
+	for _, c := range ls.calls {
+		if r, ok := c.out.(*output.Relay); ok && ls.sess.Legacy {
+			answers = append(answers, r.Done())
+		}
+	}
+	ls.mu.Unlock()
+	if len(answers) == 0 {
+		ls.standalone.Cut()
+		return
+	}
+	go func() {
+		for _, done := range answers {
+			<-done
+		}
+		ls.standalone.Cut()
+	}()
+}
 
 // end ends the session on this instance: its calls are cancelled, its
 // streams cut, and, when forget is set, its record and events deleted.
@@ -382,6 +405,15 @@ func (ls *liveSession) endIf(ctx context.Context, forget bool, cond func() bool)
 	for _, st := range ls.streams {
 		streams = append(streams, st)
 	}
+	// A 2024-11-05 call's answer goes on the event stream: a call the
+	// session's end abandons is answered there first (with -32000 when
+	// Shutdown abandons it), not after the stream has gone.
+	var relays []callOutput
+	for _, c := range ls.calls {
+		if _, ok := c.out.(*output.Relay); ok {
+			relays = append(relays, c.out)
+		}
+	}
 	unsubscribe := ls.unsubscribe
 	ls.unsubscribe = nil
 	ls.mu.Unlock()
@@ -390,6 +422,9 @@ func (ls *liveSession) endIf(ctx context.Context, forget bool, cond func() bool)
 	}
 	ls.h.observeSession(ls, false)
 	ls.stop()
+	for _, out := range relays {
+		out.Cut()
+	}
 	ls.standalone.Cut()
 	for _, st := range streams {
 		st.Cut()

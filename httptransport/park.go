@@ -143,8 +143,16 @@ func (h *Handler) endParked(srv *http.Server) {
 	}
 	var ends []entry
 	h.mu.Lock()
+	// At Shutdown a 2024-11-05 event stream ends with its session's calls
+	// (liveSession.closeStreams): it carries their answers.
+	legacy := map[*output.Stream]bool{}
+	for _, ls := range h.live {
+		if srv == nil && ls.sess.Legacy {
+			legacy[ls.standalone] = true
+		}
+	}
 	for st, pc := range h.parked {
-		if pc.pw != nil && (srv == nil || pc.srv == srv) && h.listens[st] == nil {
+		if pc.pw != nil && (srv == nil || pc.srv == srv) && h.listens[st] == nil && !legacy[st] {
 			ends = append(ends, entry{st, pc.pw})
 		}
 	}
