@@ -20,6 +20,9 @@ fi
 echo "== mcpgo: tests"
 (cd adapters/mcpgo && go test -race ./...)
 
+echo "== mcpgo: fuzz whole exchanges (briefly)"
+(cd adapters/mcpgo && go test -run '^$' -fuzz '^FuzzExchange$' -fuzztime "${FUZZTIME:-10s}" -fuzzminimizetime 0 . | tail -n 1)
+
 bin=$(mktemp -d "${TMPDIR:-/tmp}/mcpgo-ci.XXXXXX")
 trap 'rm -rf "$bin"' EXIT
 (cd adapters/mcpgo && go build -o "$bin/server" ./cmd/conformance)
