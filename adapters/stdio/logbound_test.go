@@ -2,7 +2,6 @@ package stdio_test
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -43,20 +42,7 @@ func atMostBurst(t *testing.T, f *fixture, msg string) []logRecord {
 // and returns the status and body of the answer.
 func initializeAs(t *testing.T, url, name string) (int, string) {
 	t.Helper()
-	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"` + name + `","version":"0"}}}`
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	return postJSON(t, url, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"`+name+`","version":"0"}}}`)
 }
 
 // TestGarbageFloodLogsBounded: issue 31 item 3. A child writing 20,000
