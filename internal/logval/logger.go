@@ -36,7 +36,7 @@ func NewLogger(base *slog.Logger) *Logger {
 }
 
 // Debug writes a Debug line, unlimited.
-func (l *Logger) Debug(msg string, args ...any) { l.base.Debug(msg, args...) }
+func (l *Logger) Debug(msg string, args ...any) { l.log(slog.LevelDebug, msg, args) }
 
 // Info writes an Info line of kind msg, as the kind's limit allows.
 func (l *Logger) Info(msg string, args ...any) { l.log(slog.LevelInfo, msg, args) }
@@ -48,7 +48,18 @@ func (l *Logger) Warn(msg string, args ...any) { l.log(slog.LevelWarn, msg, args
 func (l *Logger) Error(msg string, args ...any) { l.log(slog.LevelError, msg, args) }
 
 func (l *Logger) log(level slog.Level, msg string, args []any) {
-	l.limit.Log(context.Background(), l.base, level, msg, args...)
+	l.Log(context.Background(), level, msg, args...)
+}
+
+// Log writes a line of kind msg at level with ctx (for a handler that
+// reads values from it, a trace id say), as the kind's limit allows when
+// level is Info or above.
+func (l *Logger) Log(ctx context.Context, level slog.Level, msg string, args ...any) {
+	if level < slog.LevelInfo {
+		l.base.Log(ctx, level, msg, args...)
+		return
+	}
+	l.limit.Log(ctx, l.base, level, msg, args...)
 }
 
 // Base returns the logger l writes to, for output that has a bound of its
