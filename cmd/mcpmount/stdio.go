@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpmount/mcpmount/adapters/stdio"
 	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/internal/logval"
 )
 
 // errUsage is a command line that could not be parsed (the flag package
@@ -103,6 +104,7 @@ func runStdio(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("--log-level: %w", err)
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	log := logval.NewLogger(logger) // the command's own lines; the packages bound theirs alike
 
 	var g *guard
 	if f.auth.enabled() {
@@ -161,11 +163,11 @@ func runStdio(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	case <-ctx.Done():
 	}
-	logger.Info("mcpmount: shutting down")
+	log.Info("mcpmount: shutting down")
 	sctx, scancel := context.WithTimeout(context.Background(), f.drain)
 	defer scancel()
 	if err := h.Shutdown(sctx); err != nil {
-		logger.Warn("mcpmount: calls still running at the shutdown deadline were cancelled", "error", err)
+		log.Warn("mcpmount: calls still running at the shutdown deadline were cancelled", "error", logval.Err(err))
 	}
 	if err := hs.Shutdown(sctx); err != nil {
 		_ = hs.Close()
