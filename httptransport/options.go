@@ -341,15 +341,7 @@ func newConfig(o *Options) config {
 	if r, ok := o.Sessions.(SessionRelay); ok {
 		c.relay = r
 	}
-	if len(o.AllowedOrigins) > 0 {
-		c.allowedOrigins = make(map[string]bool)
-		for _, origin := range o.AllowedOrigins {
-			if origin == "*" {
-				c.anyOrigin = true
-			}
-			c.allowedOrigins[normalOrigin(origin)] = true
-		}
-	}
+	c.allowedOrigins, c.anyOrigin = originSet(o.AllowedOrigins)
 	c.allowedHosts = make(map[string]bool)
 	for _, h := range o.AllowedHosts {
 		c.allowedHosts[strings.ToLower(h)] = true
@@ -361,6 +353,20 @@ func newConfig(o *Options) config {
 		c.events = nil
 	}
 	return c
+}
+
+// originSet is Options.AllowedOrigins as compared (nil when empty), and
+// whether it lists "*".
+func originSet(origins []string) (set map[string]bool, star bool) {
+	if len(origins) == 0 {
+		return nil, false
+	}
+	set = make(map[string]bool)
+	for _, origin := range origins {
+		star = star || origin == "*"
+		set[normalOrigin(origin)] = true
+	}
+	return set, star
 }
 
 // orDefault returns def for zero, and zero (meaning "off") for negatives.
