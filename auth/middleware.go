@@ -321,8 +321,8 @@ func (g *guard) requiredScopes(calls []rpcCall) []string {
 // logEvery: one is written per rejected request, and a flood of them must
 // not become a flood of log lines.
 const (
-	logEvery = time.Minute
-	logBurst = 10
+	logEvery = logval.Every
+	logBurst = logval.Burst
 )
 
 // log writes one record about r, Info and Warn ones as g.limit allows. It

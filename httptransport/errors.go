@@ -14,6 +14,7 @@ import (
 // https://modelcontextprotocol.io/specification/<version>/<page>.
 var (
 	errBodyTooLarge     = refusal(http.StatusRequestEntityTooLarge, jsonrpc.CodeInvalidRequest, "request body too large")
+	errBodyTimeout      = refusal(http.StatusRequestTimeout, jsonrpc.CodeInvalidRequest, "request body not received in time") // Options.BodyTimeout; 408 is RFC 9110 section 15.5.9
 	errContentType      = refusal(http.StatusUnsupportedMediaType, jsonrpc.CodeInvalidRequest, "Content-Type must be application/json")
 	errNotAcceptable    = refusal(http.StatusNotAcceptable, jsonrpc.CodeInvalidRequest, "Accept must allow application/json or text/event-stream")
 	errNotAcceptableSSE = refusal(http.StatusNotAcceptable, jsonrpc.CodeInvalidRequest, "Accept must allow text/event-stream")

@@ -8,9 +8,11 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // checkOrigin enforces the Origin rule of every era (spec 2025-11-25 basic/transports#security-warning): a present
@@ -165,6 +167,9 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) (*bytes.Buffe
 		// exceed it: net/http ends it there.
 		body = http.MaxBytesReader(w, r.Body, h.cfg.maxBody)
 	}
+	if d := h.bodyTimeout(r); d > 0 {
+		defer bodyDeadline(w, d)()
+	}
 	buf := bufPool.Get().(*bytes.Buffer)
 	buf.Reset()
 	if r.ContentLength > 0 && (h.cfg.maxBody <= 0 || r.ContentLength <= h.cfg.maxBody) {
@@ -179,9 +184,43 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) (*bytes.Buffe
 		if errors.As(err, &tooLarge) {
 			return nil, errBodyTooLarge
 		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			// The rest of the body is still on its way: the connection
+			// cannot carry another request.
+			w.Header().Set("Connection", "close")
+			return nil, errBodyTimeout
+		}
 		return nil, refusal(http.StatusBadRequest, -32700, "reading request body: "+err.Error())
 	}
 	return buf, nil
+}
+
+// bodyTimeout is how long r's body may take (Options.BodyTimeout), or the
+// http.Server's ReadTimeout if that is shorter: setting the read deadline
+// must not extend the server's own.
+func (h *Handler) bodyTimeout(r *http.Request) time.Duration {
+	d := h.cfg.bodyTimeout
+	if srv, _ := r.Context().Value(http.ServerContextKey).(*http.Server); srv != nil && srv.ReadTimeout > 0 && d > 0 {
+		d = min(d, srv.ReadTimeout)
+	}
+	return d
+}
+
+// bodyDeadline sets the read deadline of r's connection (HTTP/1.x) or
+// stream (HTTP/2) d from now, for reading its body, and returns the
+// function that lifts it once the body is in, so that it cannot end a long
+// response: net/http's HTTP/1.x server then reads the connection in the
+// background, to notice a client that leaves, and a deadline passing
+// there would cancel the request. (That server also lifts it itself when
+// the body ends; HTTP/2 has a timer per stream, stopped here.) A writer
+// that cannot set deadlines (a middleware's, without Unwrap) leaves the
+// body to the server's ReadTimeout.
+func bodyDeadline(w http.ResponseWriter, d time.Duration) (lift func()) {
+	rc := http.NewResponseController(w)
+	if rc.SetReadDeadline(time.Now().Add(d)) != nil {
+		return func() {}
+	}
+	return func() { _ = rc.SetReadDeadline(time.Time{}) }
 }
 
 func putBuffer(b *bytes.Buffer) {

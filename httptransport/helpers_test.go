@@ -58,12 +58,21 @@ func NewTestServerWith(t *testing.T, opts *Options, wrap func(http.Handler) http
 func StartTestServer(t *testing.T, e *TestEngine, opts *Options, wrap func(http.Handler) http.Handler, h2 bool) *TestServer {
 	t.Helper()
 	opts = withTestObserver(opts) // MCPMOUNT_TEST_OBSERVER (observe_internal_test.go)
-	h := New(e, opts)
+	return ServeTestHandler(t, New(e, opts), e, wrap, nil, h2)
+}
+
+// ServeTestHandler serves h, made on e, behind wrap (a middleware), if any,
+// on an http.Server that configure, if set, adjusts before it starts.
+func ServeTestHandler(t *testing.T, h *Handler, e *TestEngine, wrap func(http.Handler) http.Handler, configure func(*http.Server), h2 bool) *TestServer {
+	t.Helper()
 	var handler http.Handler = h
 	if wrap != nil {
 		handler = wrap(h)
 	}
 	srv := httptest.NewUnstartedServer(handler)
+	if configure != nil {
+		configure(srv.Config)
+	}
 	s := &TestServer{T: t, Handler: h, Engine: e, HTTPServer: srv}
 	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
 		if st == http.StateHijacked {

@@ -3,7 +3,8 @@ package httptransport
 import (
 	"context"
 	"log/slog"
-	"time"
+
+	"github.com/mcpmount/mcpmount/internal/logval"
 )
 
 // Warnings and errors a request can cause (a store that is down, a
@@ -13,8 +14,8 @@ import (
 // (session and stream ids, method names) and errors that may hold them go
 // through logval: bounded and quoted.
 const (
-	logEvery = time.Minute
-	logBurst = 10
+	logEvery = logval.Every
+	logBurst = logval.Burst
 )
 
 // warn logs a warning of kind msg, as h.logs allows.

@@ -82,6 +82,7 @@ func rpcRefusalReason(e *jsonrpc.Error) string {
 
 var refusalReasons = map[*httpError]string{
 	errBodyTooLarge:       "body_too_large",
+	errBodyTimeout:        "body_timeout",
 	errContentType:        "content_type",
 	errNotAcceptable:      "not_acceptable",
 	errNotAcceptableSSE:   "not_acceptable",

@@ -134,6 +134,18 @@ type Options struct {
 	// notification at once.
 	NotificationFlushDelay time.Duration
 
+	// BodyTimeout bounds the wait for a POST's body, from when the handler
+	// starts reading it, so that a server whose only timeout is
+	// ReadHeaderTimeout (as in the README) is not held by a client sending
+	// its body slowly; the http.Server's ReadTimeout, if shorter, still
+	// wins. The handler sets the read deadline with
+	// http.ResponseController and lifts it once the body is in, so a long
+	// call or held stream is never cut by it. A body not in whole by then
+	// gets 408 with a -32600 JSON-RPC error, and an HTTP/1.x connection is
+	// closed. Zero means 30 seconds; negative means no bound but the
+	// server's ReadTimeout.
+	BodyTimeout time.Duration
+
 	// WriteTimeout bounds each write on a stream. The server's own
 	// http.Server.WriteTimeout is lifted for streams, so long-lived
 	// streams survive it; this per-write deadline still drops a client
@@ -273,6 +285,7 @@ type config struct {
 	headerFlushDelay time.Duration
 	notifyDelay      time.Duration
 	writeTimeout     time.Duration
+	bodyTimeout      time.Duration
 	logger           *slog.Logger
 	legacyEndpoint   string
 	disableHijack    bool
@@ -304,6 +317,7 @@ func newConfig(o *Options) config {
 		headerFlushDelay: orDefault(o.HeaderFlushDelay, time.Second),
 		notifyDelay:      orDefault(o.NotificationFlushDelay, time.Millisecond),
 		writeTimeout:     orDefault(o.WriteTimeout, 30*time.Second),
+		bodyTimeout:      orDefault(o.BodyTimeout, 30*time.Second),
 		logger:           o.Logger,
 		legacyEndpoint:   o.LegacyEndpoint,
 		disableHijack:    o.DisableHijack,
@@ -327,15 +341,7 @@ func newConfig(o *Options) config {
 	if r, ok := o.Sessions.(SessionRelay); ok {
 		c.relay = r
 	}
-	if len(o.AllowedOrigins) > 0 {
-		c.allowedOrigins = make(map[string]bool)
-		for _, origin := range o.AllowedOrigins {
-			if origin == "*" {
-				c.anyOrigin = true
-			}
-			c.allowedOrigins[normalOrigin(origin)] = true
-		}
-	}
+	c.allowedOrigins, c.anyOrigin = originSet(o.AllowedOrigins)
 	c.allowedHosts = make(map[string]bool)
 	for _, h := range o.AllowedHosts {
 		c.allowedHosts[strings.ToLower(h)] = true
@@ -347,6 +353,20 @@ func newConfig(o *Options) config {
 		c.events = nil
 	}
 	return c
+}
+
+// originSet is Options.AllowedOrigins as compared (nil when empty), and
+// whether it lists "*".
+func originSet(origins []string) (set map[string]bool, star bool) {
+	if len(origins) == 0 {
+		return nil, false
+	}
+	set = make(map[string]bool)
+	for _, origin := range origins {
+		star = star || origin == "*"
+		set[normalOrigin(origin)] = true
+	}
+	return set, star
 }
 
 // orDefault returns def for zero, and zero (meaning "off") for negatives.

@@ -18,6 +18,7 @@ func TestDefaults(t *testing.T) {
 		{"KeepAlive", c.keepAlive, 15 * time.Second},
 		{"HeaderFlushDelay", c.headerFlushDelay, time.Second},
 		{"WriteTimeout", c.writeTimeout, 30 * time.Second},
+		{"BodyTimeout", c.bodyTimeout, 30 * time.Second},
 		{"Stateless", c.stateless, false},
 		{"MaxStreamDuration", c.maxStreamDuration, time.Duration(0)},
 		{"StreamsOutliveTokens", c.streamsOutliveTokens, false},
@@ -30,8 +31,8 @@ func TestDefaults(t *testing.T) {
 	if !ok || m.max != 1<<20 {
 		t.Errorf("Events: %T, want a MemoryEventStore of 1 MiB per session", c.events)
 	}
-	off := newConfig(&Options{MaxBodyBytes: -1, SessionIdleTimeout: -1, KeepAlive: -1, HeaderFlushDelay: -1, WriteTimeout: -1, DisableResumability: true})
-	if off.maxBody != 0 || off.idleTimeout != 0 || off.keepAlive != 0 || off.headerFlushDelay != 0 || off.writeTimeout != 0 || off.events != nil {
+	off := newConfig(&Options{MaxBodyBytes: -1, SessionIdleTimeout: -1, KeepAlive: -1, HeaderFlushDelay: -1, WriteTimeout: -1, BodyTimeout: -1, DisableResumability: true})
+	if off.maxBody != 0 || off.idleTimeout != 0 || off.keepAlive != 0 || off.headerFlushDelay != 0 || off.writeTimeout != 0 || off.bodyTimeout != 0 || off.events != nil {
 		t.Errorf("negative values and DisableResumability: %+v", off)
 	}
 	if c := newConfig(&Options{Stateless: true}); c.events != nil {

@@ -1,6 +1,7 @@
 package httptransport
 
 import (
+	"fmt"
 	"math"
 	"net/http"
 	"strconv"
@@ -21,8 +22,11 @@ import (
 // server's requests do not, nor do GETs and DELETEs. A POST whose requests
 // do not fit gets 429 with Retry-After (the seconds until they would fit)
 // and a -32000 JSON-RPC error, before anything of it is served; the
-// Observer sees a refusal with reason "rate_limited". The zero value
-// bounds nothing.
+// Observer sees a refusal with reason "rate_limited". A POST with more
+// requests than a bucket's burst (a 2025-03-26 batch) never fits: its
+// error says so and names the burst, and its Retry-After is the bucket's
+// window, the time it takes to refill from empty (Burst / PerSecond),
+// which no Retry-After exceeds. The zero value bounds nothing.
 type RateLimit struct {
 	// PerSecond is the rate at which each principal's requests are
 	// admitted over time. Zero means no bound on all requests (Tools may
@@ -106,45 +110,113 @@ func (l *rateLimiter) sweep(now time.Time) {
 	l.sweepAt = max(1024, 2*len(l.buckets))
 }
 
-// admit takes n tokens from owner's bucket and one per named call from
-// each tool's bucket, all or none. It returns how long until they would
-// fit, and the tool whose bucket refused ("" for the principal's), when
-// they do not.
-func (l *rateLimiter) admit(owner string, n int, tools []string, now time.Time) (wait time.Duration, tool string, ok bool) {
+// rateRefusal is why admit refused a POST's requests: the bucket that
+// refused them, how long until they would fit, and whether they never can.
+type rateRefusal struct {
+	tool   string        // the tool whose bucket refused; "" for the principal's
+	wait   time.Duration // until they would fit; unset when never
+	window float64       // the bucket's window: seconds to refill from empty
+	never  bool          // more requests at once than the bucket's burst
+	n      int           // when never: how many the POST asked of the bucket
+	burst  int           // the bucket's burst
+}
+
+// window is how long, in seconds, the bucket takes to refill from empty:
+// the longest any request that fits ever waits.
+func (r Rate) window() float64 { return float64(r.burst()) / r.PerSecond }
+
+// admit takes n tokens from owner's bucket and, from each tool's bucket,
+// one per call of it, all or none. It returns nil when they fit, and
+// otherwise why not.
+func (l *rateLimiter) admit(owner string, n int, tools []string, now time.Time) *rateRefusal {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var taken []*rate.Reservation
-	undo := func() {
-		for _, r := range taken {
-			r.CancelAt(now)
+	try := func(key rateKey, r Rate, k int) *rateRefusal {
+		res := l.bucket(key, r, now).ReserveN(now, k)
+		if !res.OK() { // k past the burst: no wait makes it fit
+			return &rateRefusal{tool: key.tool, window: r.window(), never: true, n: k, burst: r.burst()}
+		}
+		if d := res.DelayFrom(now); d > 0 {
+			res.CancelAt(now)
+			return &rateRefusal{tool: key.tool, wait: d, window: r.window(), burst: r.burst()}
+		}
+		taken = append(taken, res)
+		return nil
+	}
+	refuse := func(why *rateRefusal) *rateRefusal {
+		for _, res := range taken {
+			res.CancelAt(now)
+		}
+		return why
+	}
+	if l.all.PerSecond > 0 && n > 0 {
+		if why := try(rateKey{owner: owner}, l.all, n); why != nil {
+			return refuse(why)
 		}
 	}
-	try := func(b *rate.Limiter, k int, name string) bool {
-		r := b.ReserveN(now, k)
-		if !r.OK() {
-			wait, tool = time.Duration(math.MaxInt64), name
-			return false
+	for _, tc := range l.toolCounts(tools) {
+		if why := try(rateKey{owner: owner, tool: tc.name}, l.tools[tc.name], tc.calls); why != nil {
+			return refuse(why)
 		}
-		if d := r.DelayFrom(now); d > 0 {
-			r.CancelAt(now)
-			wait, tool = d, name
-			return false
-		}
-		taken = append(taken, r)
-		return true
 	}
-	if l.all.PerSecond > 0 && n > 0 && !try(l.bucket(rateKey{owner: owner}, l.all, now), n, "") {
-		undo()
-		return wait, tool, false
-	}
+	return nil
+}
+
+// toolCount is how many calls of one bounded tool a POST makes.
+type toolCount struct {
+	name  string
+	calls int
+}
+
+// toolCounts counts the calls of each tool in tools that has a bound of
+// its own, in the order the tools first appear: a batch's calls of one
+// tool are taken from its bucket together, so that a batch with more of
+// them than its burst is told it never fits.
+func (l *rateLimiter) toolCounts(tools []string) []toolCount {
+	var out []toolCount
+next:
 	for _, name := range tools {
-		r, bounded := l.tools[name]
-		if bounded && !try(l.bucket(rateKey{owner: owner, tool: name}, r, now), 1, name) {
-			undo()
-			return wait, tool, false
+		if _, bounded := l.tools[name]; !bounded {
+			continue
 		}
+		for i := range out {
+			if out[i].name == name {
+				out[i].calls++
+				continue next
+			}
+		}
+		out = append(out, toolCount{name: name, calls: 1})
 	}
-	return 0, "", true
+	return out
+}
+
+// retryAfter is the Retry-After, in whole seconds, for a refusal: the wait
+// until the requests fit, or, for requests that never fit, the bucket's
+// window (by then it is full, and a POST within the burst fits). It is
+// never longer than the window, and at least a second.
+func (why *rateRefusal) retryAfter() int64 {
+	secs := why.window
+	if !why.never {
+		secs = min(why.wait.Seconds(), secs)
+	}
+	return int64(max(1, min(math.Ceil(secs), math.MaxInt32)))
+}
+
+// rpcError is the JSON-RPC error for a refusal: requests that never fit
+// are told why, and how many fit at once.
+func (why *rateRefusal) rpcError() *jsonrpc.Error {
+	switch {
+	case !why.never:
+		return errRateLimited
+	case why.tool != "":
+		return jsonrpc.Errorf(jsonrpc.CodeServerError, fmt.Sprintf(
+			"rate limit exceeded: %d calls of tool %q in one POST can never fit its burst of %d; send at most %d at once",
+			why.n, why.tool, why.burst, why.burst))
+	}
+	return jsonrpc.Errorf(jsonrpc.CodeServerError, fmt.Sprintf(
+		"rate limit exceeded: %d requests in one POST can never fit the burst of %d; send at most %d at once",
+		why.n, why.burst, why.burst))
 }
 
 // admitRate checks a POST's requests against its principal's rate
@@ -175,23 +247,19 @@ func (h *Handler) admitRate(w http.ResponseWriter, r *http.Request, req *request
 	if n == 0 {
 		return true
 	}
-	wait, tool, ok := l.admit(identity.FromContext(r.Context()).Owner(), n, tools, time.Now())
-	if ok {
+	why := l.admit(identity.FromContext(r.Context()).Owner(), n, tools, time.Now())
+	if why == nil {
 		return true
 	}
 	id := noID
 	if !req.batch {
 		id = req.msgs[0].ID
 	}
-	secs := int64(math.Ceil(wait.Seconds()))
-	if wait > 24*time.Hour {
-		secs = 86400 // a batch larger than the burst never fits: the longest wait worth saying
-	}
-	w.Header().Set("Retry-After", strconv.FormatInt(max(secs, 1), 10))
+	w.Header().Set("Retry-After", strconv.FormatInt(why.retryAfter(), 10))
 	if ow, isObserved := w.(*observedWriter); isObserved {
-		ow.status, ow.reason, ow.name = http.StatusTooManyRequests, "rate_limited", tool
+		ow.status, ow.reason, ow.name = http.StatusTooManyRequests, "rate_limited", why.tool
 	}
-	output.WriteJSON(w, http.StatusTooManyRequests, output.ErrorBody(id, errRateLimited))
+	output.WriteJSON(w, http.StatusTooManyRequests, output.ErrorBody(id, why.rpcError()))
 	return false
 }
 

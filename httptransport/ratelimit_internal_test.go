@@ -11,33 +11,33 @@ import (
 func TestRateLimiterBuckets(t *testing.T) {
 	l := newRateLimiter(&RateLimit{PerSecond: 1, Burst: 2, Tools: map[string]Rate{"slow": {PerSecond: 0.5}}})
 	now := time.Unix(1_000_000, 0)
-	if _, _, ok := l.admit("alice", 2, nil, now); !ok {
+	if why := l.admit("alice", 2, nil, now); why != nil {
 		t.Fatal("alice's burst refused")
 	}
-	wait, tool, ok := l.admit("alice", 1, nil, now)
-	if ok || tool != "" || wait != time.Second {
-		t.Fatalf("alice past her burst: ok %v tool %q wait %v, want refused for 1s", ok, tool, wait)
+	why := l.admit("alice", 1, nil, now)
+	if why == nil || why.tool != "" || why.wait != time.Second || why.never {
+		t.Fatalf("alice past her burst: %+v, want refused for 1s", why)
 	}
-	if _, _, ok := l.admit("bob", 1, nil, now); !ok {
+	if why := l.admit("bob", 1, nil, now); why != nil {
 		t.Fatal("bob refused for alice's rate")
 	}
 	later := now.Add(time.Second)
-	if _, _, ok := l.admit("alice", 1, []string{"slow"}, later); !ok {
+	if why := l.admit("alice", 1, []string{"slow"}, later); why != nil {
 		t.Fatal("alice's first slow call refused")
 	}
 	// A second later her own bucket has a token again, slow's (one per
 	// two seconds) not yet.
 	later = later.Add(time.Second)
-	wait, tool, ok = l.admit("alice", 1, []string{"slow"}, later)
-	if ok || tool != "slow" || wait != time.Second {
-		t.Fatalf("second slow call within 2s: ok %v tool %q wait %v, want refused by slow for 1s", ok, tool, wait)
+	why = l.admit("alice", 1, []string{"slow"}, later)
+	if why == nil || why.tool != "slow" || why.wait != time.Second {
+		t.Fatalf("second slow call within 2s: %+v, want refused by slow for 1s", why)
 	}
 	// The refusal gave the principal's token back.
-	if _, _, ok := l.admit("alice", 1, nil, later); !ok {
+	if why := l.admit("alice", 1, nil, later); why != nil {
 		t.Fatal("a refused call kept its principal's token")
 	}
-	if _, _, ok := l.admit("carol", 3, nil, now); ok {
-		t.Fatal("a batch larger than the burst admitted")
+	if why := l.admit("carol", 3, nil, now); why == nil || !why.never || why.n != 3 || why.burst != 2 {
+		t.Fatalf("a batch larger than the burst: %+v, want refused as never fitting", why)
 	}
 	l.mu.Lock()
 	l.sweep(later.Add(time.Hour))

@@ -83,8 +83,14 @@ func newFixture(t *testing.T, opts *httptransport.Options) *fixture {
 // newSampledFixture is newFixture with the tracer's sampler.
 func newSampledFixture(t *testing.T, opts *httptransport.Options, sampler sdktrace.Sampler) *fixture {
 	t.Helper()
+	return newFixtureWith(t, opts, sdktrace.WithSampler(sampler))
+}
+
+// newFixtureWith is newFixture with more options of the TracerProvider.
+func newFixtureWith(t *testing.T, opts *httptransport.Options, tpOpts ...sdktrace.TracerProviderOption) *fixture {
+	t.Helper()
 	f := &fixture{spans: tracetest.NewInMemoryExporter(), reader: sdkmetric.NewManualReader()}
-	f.tp = sdktrace.NewTracerProvider(sdktrace.WithSyncer(f.spans), sdktrace.WithSampler(sampler))
+	f.tp = sdktrace.NewTracerProvider(append([]sdktrace.TracerProviderOption{sdktrace.WithSyncer(f.spans)}, tpOpts...)...)
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(f.reader))
 	obs, err := otelmcp.New(&otelmcp.Options{TracerProvider: f.tp, MeterProvider: mp})
 	if err != nil {

@@ -13,6 +13,7 @@
 // Every instance builds its own Store on its own client and passes it as
 // both Options.Sessions and Options.Events:
 //
+//	redis.SetLogger(redisstore.NewClientLogger(logger)) // go-redis's own lines, bounded (ClientLogger)
 //	client := redis.NewClient(&redis.Options{
 //		Addr:                  "redis:6379",
 //		ContextTimeoutEnabled: true, // commands end by the transport's deadlines

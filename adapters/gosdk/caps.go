@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/internal/logval"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
@@ -99,7 +100,7 @@ func (e *Engine) discoverCaps(ctx context.Context) (c capSet, ok bool) {
 	raw, err := e.request(ctx, "server/discover", map[string]any{"_meta": modernMeta()})
 	if err != nil {
 		if ctx.Err() == nil { // a client that left is not worth a warning
-			e.logger.Warn("gosdk: server/discover for the capability check failed", "error", err)
+			e.log.Warn("gosdk: server/discover for the capability check failed", "error", logval.Err(err))
 		}
 		return 0, false
 	}
@@ -113,7 +114,7 @@ func (e *Engine) discoverCaps(ctx context.Context) (c capSet, ok bool) {
 		} `json:"capabilities"`
 	}
 	if err := json.Unmarshal(raw, &res); err != nil {
-		e.logger.Warn("gosdk: reading server/discover for the capability check failed", "error", err)
+		e.log.Warn("gosdk: reading server/discover for the capability check failed", "error", logval.Err(err))
 		return 0, false
 	}
 	for _, f := range []struct {

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/internal/logval"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
@@ -83,7 +84,7 @@ func (e *Engine) computeDescription(ctx context.Context, f *descFlight, gen uint
 	d := e.bareDescription()
 	versions, err := e.servedVersions(lctx)
 	if err != nil {
-		e.logger.Warn("gosdk: asking the server for its protocol versions failed", "error", err)
+		e.log.Warn("gosdk: asking the server for its protocol versions failed", "error", logval.Err(err))
 	} else {
 		d.Versions = versions
 		e.versions.Store(&versions)
@@ -95,7 +96,7 @@ func (e *Engine) computeDescription(ctx context.Context, f *descFlight, gen uint
 		headers, lerr := e.toolHeaders(lctx)
 		if lerr != nil {
 			err = lerr
-			e.logger.Warn("gosdk: listing tools for header validation failed", "error", err)
+			e.log.Warn("gosdk: listing tools for header validation failed", "error", logval.Err(err))
 		} else {
 			d.ToolHeaders = headers
 		}
@@ -214,7 +215,7 @@ func (e *Engine) startWatcherLocked() {
 	conn.answerPings = true // with ServerOptions.KeepAlive the SDK pings it too
 	ss, err := e.server.Connect(e.ctx, conn, &mcp.ServerSessionOptions{State: state})
 	if err != nil {
-		e.logger.Warn("gosdk: starting the tool watcher failed", "error", err)
+		e.log.Warn("gosdk: starting the tool watcher failed", "error", logval.Err(err))
 		return
 	}
 	e.watcher, e.watchC = ss, conn

@@ -14,12 +14,17 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/internal/logval"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
 // Options configures an Engine. A nil *Options means defaults.
 type Options struct {
-	// Logger receives the engine's logs. Nil means slog.Default().
+	// Logger receives the engine's logs. Nil means slog.Default(). Each
+	// kind of line (a failed capability check, a handler's panic, a
+	// session's connection the SDK closed) is written at most 10 a
+	// minute, the next one let through saying how many were
+	// "suppressed"; errors and values from a request are quoted and cut.
 	Logger *slog.Logger
 
 	// KeepPanics leaves panics in the server's handlers alone. By default
@@ -47,7 +52,7 @@ var errEngineClosed = errors.New("gosdk: engine closed")
 // Engine implements httptransport.Engine on an *mcp.Server.
 type Engine struct {
 	server *mcp.Server
-	logger *slog.Logger
+	log    *logval.Logger
 
 	ctx    context.Context // ends the watcher and control connections
 	cancel context.CancelFunc
@@ -81,15 +86,17 @@ var (
 
 // NewEngine returns an Engine serving server. Call Close when done with it.
 func NewEngine(server *mcp.Server, opts *Options) *Engine {
-	e := &Engine{server: server, links: make(map[string]*sessionLink), logger: slog.Default(), linger: DefaultSessionLinger}
-	if opts != nil && opts.Logger != nil {
-		e.logger = opts.Logger
+	e := &Engine{server: server, links: make(map[string]*sessionLink), linger: DefaultSessionLinger}
+	var base *slog.Logger
+	if opts != nil {
+		base = opts.Logger
 	}
+	e.log = logval.NewLogger(base)
 	if opts != nil && opts.SessionLinger != 0 {
 		e.linger = opts.SessionLinger
 	}
 	if opts == nil || !opts.KeepPanics {
-		server.AddReceivingMiddleware(recoverPanics(e.logger))
+		server.AddReceivingMiddleware(recoverPanics(e.log))
 	}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
 	e.hub = newHub(e.watchResource)

@@ -149,10 +149,10 @@ func (l *sessionLink) closed(c *controlConn) {
 		// The session's resource updates stop until its subscriptions
 		// change or the client next sends it something outside a call
 		// (acquire connects it again).
-		l.e.logger.Warn("gosdk: the SDK closed the session's connection, and its resource subscriptions", "session", logval.String(l.sess.ID))
+		l.e.log.Warn("gosdk: the SDK closed the session's connection, and its resource subscriptions", "session", logval.String(l.sess.ID))
 		return
 	}
-	l.e.logger.Info("gosdk: the SDK closed the session's connection; it connects again when needed", "session", logval.String(l.sess.ID))
+	l.e.log.Info("gosdk: the SDK closed the session's connection; it connects again when needed", "session", logval.String(l.sess.ID))
 }
 
 // end closes the link for good, as its session ends here.

@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -20,6 +21,7 @@ import (
 	"github.com/mcpmount/mcpmount/adapters/gosdk"
 	"github.com/mcpmount/mcpmount/auth"
 	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/internal/logval"
 	"github.com/mcpmount/mcpmount/internal/testutil"
 )
 
@@ -163,4 +165,66 @@ func TestPanickingToolFloodLogsBounded(t *testing.T) {
 		t.Errorf("no panic was logged:\n%.2000s", logs.Head())
 	}
 	t.Logf("%d panic records, %d bytes of logs", panics, logs.Len())
+}
+
+// TestCapabilityCheckFailuresLogBounded: issue 31 item 3. A server whose
+// own server/discover fails (middleware of the application refusing it)
+// fails the engine's capability check and description at every
+// 2026-07-28 call; 50 calls write at most 10 lines of each kind, their
+// errors quoted.
+func TestCapabilityCheckFailuresLogBounded(t *testing.T) {
+	t.Parallel()
+	logs := &testutil.CountingLog{Keep: 1 << 20}
+	logger := slog.New(slog.NewJSONHandler(logs, nil))
+	server := mcp.NewServer(&mcp.Implementation{Name: "logs", Version: "1"}, nil)
+	mcp.AddTool(server, &mcp.Tool{Name: "echo"}, func(context.Context, *mcp.CallToolRequest, echoArgs) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{}, nil, nil
+	})
+	server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "server/discover" {
+				return nil, errors.New("discovery is\nswitched off")
+			}
+			return next(ctx, method, req)
+		}
+	})
+	engine := gosdk.NewEngine(server, &gosdk.Options{Logger: logger})
+	h := httptransport.New(engine, &httptransport.Options{Logger: logger})
+	srv := httptest.NewServer(h)
+	stopAtCleanup(t, h, srv, engine)
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+	for i := range 50 {
+		req, err := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", "tools/list")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("tools/list %d: %d", i, resp.StatusCode)
+		}
+	}
+	kinds := map[string]int{}
+	for _, rec := range logs.Records() {
+		msg := fmt.Sprint(rec["msg"])
+		kinds[msg]++
+		if e, ok := rec["error"].(string); ok && strings.Contains(e, "\n") {
+			t.Errorf("%s: error %q not quoted", msg, e)
+		}
+	}
+	if kinds["gosdk: server/discover for the capability check failed"] == 0 {
+		t.Fatalf("the failed capability check was not logged: %v", kinds)
+	}
+	for msg, n := range kinds {
+		if n > logval.Burst {
+			t.Errorf("%d lines %q, want at most %d", n, msg, logval.Burst)
+		}
+	}
 }

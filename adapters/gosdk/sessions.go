@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpmount/mcpmount/httptransport"
 	"github.com/mcpmount/mcpmount/internal/ctxend"
+	"github.com/mcpmount/mcpmount/internal/logval"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
@@ -89,7 +90,7 @@ func (e *Engine) Notify(ctx context.Context, sess *httptransport.Session, msg *j
 	// the notification, and runs the InitializedHandler.
 	ctl, err := l.acquire()
 	if err != nil {
-		e.logger.Warn("gosdk: a client notification could not reach the SDK", "method", msg.Method, "error", err)
+		e.log.Warn("gosdk: a client notification could not reach the SDK", "method", logval.String(msg.Method), "error", logval.Err(err))
 		return
 	}
 	defer l.release()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcpmount/mcpmount/internal/logval"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
@@ -74,11 +75,11 @@ func notificationFromMCP(n mcp.JSONRPCNotification) (*jsonrpc.Message, error) {
 	n.JSONRPC = jsonrpc.Version
 	data, err := json.Marshal(n)
 	if err != nil {
-		return nil, fmt.Errorf("mcpgo: encoding notification %q: %w", truncate(n.Method), err)
+		return nil, fmt.Errorf("mcpgo: encoding notification %s: %w", logval.String(n.Method), err)
 	}
 	m, err := jsonrpc.Decode(data)
 	if err != nil {
-		return nil, fmt.Errorf("mcpgo: decoding notification %q: %w", truncate(n.Method), err)
+		return nil, fmt.Errorf("mcpgo: decoding notification %s: %w", logval.String(n.Method), err)
 	}
 	return m, nil
 }

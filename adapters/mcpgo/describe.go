@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/internal/logval"
 )
 
 // Describe implements httptransport.Engine. The description (the versions,
@@ -97,7 +98,7 @@ func (e *Engine) startWatcher() {
 	w.initialized.Store(true)
 	w.pipe = newPipe(func(mcp.JSONRPCNotification) {})
 	if err := e.server.RegisterSession(e.ctx, w); err != nil {
-		e.logger.Warn("mcpgo: registering the tool watcher failed; call Refresh after changing tools", "error", err)
+		e.log.Warn("mcpgo: registering the tool watcher failed; call Refresh after changing tools", "error", logval.Err(err))
 		return
 	}
 	e.watcher = w

@@ -14,11 +14,16 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/internal/logval"
 )
 
 // Options configures an Engine. A nil *Options means defaults.
 type Options struct {
-	// Logger receives the engine's logs. Nil means slog.Default().
+	// Logger receives the engine's logs. Nil means slog.Default(). Each
+	// kind of line (a message dropped for a client that does not take
+	// them, a notification that could not be encoded) is written at most
+	// 10 a minute, the next one let through saying how many were
+	// "suppressed"; errors and values from a request are quoted and cut.
 	Logger *slog.Logger
 }
 
@@ -30,7 +35,7 @@ var errEngineClosed = errors.New("mcpgo: engine closed")
 // HTTP wire.
 type Engine struct {
 	server   *server.MCPServer
-	logger   *slog.Logger
+	log      *logval.Logger
 	tag      string // makes this engine's call session ids unique
 	seq      atomic.Uint64
 	versions []string // what the engine serves, newest first
@@ -65,15 +70,16 @@ var (
 func NewEngine(srv *server.MCPServer, opts *Options) *Engine {
 	e := &Engine{
 		server:   srv,
-		logger:   slog.Default(),
 		tag:      "mcpmount-" + rand.Text()[:10],
 		versions: slices.Clone(mcp.ValidProtocolVersions),
 		longs:    make(map[string]*session),
 		listens:  make(map[*session]struct{}),
 	}
-	if opts != nil && opts.Logger != nil {
-		e.logger = opts.Logger
+	var base *slog.Logger
+	if opts != nil {
+		base = opts.Logger
 	}
+	e.log = logval.NewLogger(base)
 	e.ctx, e.cancel = context.WithCancel(context.Background())
 	installMiddleware(srv)
 	e.startWatcher()

@@ -70,8 +70,16 @@ func newFixtureWith(t *testing.T, wrap func(http.Handler) http.Handler, opts *ht
 	if wrap != nil {
 		handler = wrap(h)
 	}
+	f.url = serveEngine(t, f.engine, h, handler)
+	return f
+}
+
+// serveEngine serves handler (h, the transport on engine, or a router
+// around it) on loopback, and returns its URL; at the end of the test, h
+// shuts down, then the server and the engine close.
+func serveEngine(t *testing.T, engine *mcpgo.Engine, h *httptransport.Handler, handler http.Handler) string {
+	t.Helper()
 	hs := httptest.NewServer(handler)
-	f.url = hs.URL
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -79,9 +87,9 @@ func newFixtureWith(t *testing.T, wrap func(http.Handler) http.Handler, opts *ht
 			t.Errorf("Shutdown: %v", err)
 		}
 		hs.Close()
-		_ = f.engine.Close()
+		_ = engine.Close()
 	})
-	return f
+	return hs.URL
 }
 
 func (f *fixture) addTools() {

@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/internal/logval"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
@@ -34,7 +35,7 @@ func (e *Engine) serveListen(ctx context.Context, call *httptransport.Call, s *s
 	s.pipe = newPipe(func(n mcp.JSONRPCNotification) {
 		m, err := notificationFromMCP(tagSubscription(n, subID))
 		if err != nil {
-			e.logger.Warn("mcpgo: dropping a notification", "error", err)
+			e.log.Warn("mcpgo: dropping a notification", "error", logval.Err(err))
 			return
 		}
 		if n.Method != mcp.MethodNotificationSubscriptionsAcknowledged {

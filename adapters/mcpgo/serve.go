@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/internal/logval"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
@@ -114,7 +115,7 @@ func (e *Engine) callSession(ctx context.Context, call *httptransport.Call) (*se
 	s.pipe = newPipe(func(n mcp.JSONRPCNotification) {
 		m, err := notificationFromMCP(n)
 		if err != nil {
-			e.logger.Warn("mcpgo: dropping a notification", "error", err)
+			e.log.Warn("mcpgo: dropping a notification", "error", logval.Err(err))
 			return
 		}
 		_ = call.Send(ctx, m) // fails only once the call is over or cancelled
@@ -148,7 +149,7 @@ func (e *Engine) saveChanges(sess *httptransport.Session, s *session) {
 	}
 	st, err := loadState(sess)
 	if err != nil {
-		e.logger.Warn("mcpgo: replacing an unreadable session state", "error", err)
+		e.log.Warn("mcpgo: replacing an unreadable session state", "error", logval.Err(err))
 	}
 	for _, f := range changes {
 		f(&st)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpmount/mcpmount/httptransport"
 	"github.com/mcpmount/mcpmount/internal/ctxend"
+	"github.com/mcpmount/mcpmount/internal/logval"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
@@ -26,7 +27,7 @@ func (e *Engine) Notify(ctx context.Context, sess *httptransport.Session, msg *j
 	if s == nil {
 		st, err := loadState(sess)
 		if err != nil {
-			e.logger.Warn("mcpgo: notification for a session with an unreadable state", "error", err)
+			e.log.Warn("mcpgo: notification for a session with an unreadable state", "error", logval.Err(err))
 			return
 		}
 		s = &session{id: e.nextID(sess.ID), kind: kindCall, st: st,
@@ -59,12 +60,12 @@ func (e *Engine) OpenSession(ctx context.Context, sess *httptransport.Session, o
 	s := &session{id: sess.ID, kind: kindLong, st: st}
 	s.initialized.Store(st.Initialized)
 	box := newOutbox(ctx, out, func(m *jsonrpc.Message) {
-		e.logger.Warn("mcpgo: dropping a message for a client that is not taking them", "session", truncate(sess.ID), "method", truncate(m.Method))
+		e.log.Warn("mcpgo: dropping a message for a client that is not taking them", "session", logval.String(sess.ID), "method", logval.String(m.Method))
 	})
 	s.pipe = newPipe(func(n mcp.JSONRPCNotification) {
 		m, err := notificationFromMCP(n)
 		if err != nil {
-			e.logger.Warn("mcpgo: dropping a notification", "error", err)
+			e.log.Warn("mcpgo: dropping a notification", "error", logval.Err(err))
 			return
 		}
 		box.send(m)
@@ -87,7 +88,7 @@ func (e *Engine) OpenSession(ctx context.Context, sess *httptransport.Session, o
 	if err := e.server.RegisterSession(ctx, s); err != nil {
 		e.dropLong(s)
 		e.wg.Done()
-		return fmt.Errorf("mcpgo: registering session %q: %w", truncate(sess.ID), err)
+		return fmt.Errorf("mcpgo: registering session %s: %w", logval.String(sess.ID), err)
 	}
 	// The session costs no goroutine while it lives: its end, or the
 	// engine's, runs what follows.

@@ -9,6 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/internal/logval"
 )
 
 // sessionState is what the engine keeps of a 2025-era or 2024-11-05 session
@@ -33,7 +34,7 @@ func loadState(sess *httptransport.Session) (sessionState, error) {
 		return st, nil
 	}
 	if err := json.Unmarshal(raw, &st); err != nil {
-		return st, fmt.Errorf("mcpgo: decoding the state of session %q: %w", truncate(sess.ID), err)
+		return st, fmt.Errorf("mcpgo: decoding the state of session %s: %w", logval.String(sess.ID), err)
 	}
 	return st, nil
 }
@@ -74,14 +75,4 @@ func saveState(sess *httptransport.Session, st *sessionState) {
 func (st sessionState) clone() sessionState {
 	st.Subscriptions = slices.Clone(st.Subscriptions)
 	return st
-}
-
-// truncate shortens a value taken from a request for a log line or an
-// error message.
-func truncate(s string) string {
-	const max = 64
-	if len(s) > max {
-		return s[:max] + "..."
-	}
-	return s
 }

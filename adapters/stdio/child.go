@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/internal/logval"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
@@ -146,7 +147,7 @@ func (c *child) send(msg *jsonrpc.Message) error {
 	}
 	err = c.p.write(b, stdinTimeout)
 	if errors.Is(err, os.ErrDeadlineExceeded) {
-		c.cfg.logger.Error("stdio: the child stopped reading its stdin; killing it", "pid", c.p.pid())
+		c.cfg.log.Error("stdio: the child stopped reading its stdin; killing it", "pid", c.p.pid())
 		c.p.kill()
 	}
 	return err
@@ -174,7 +175,7 @@ func (c *child) answer(id jsonrpc.ID, result json.RawMessage, rpcErr *jsonrpc.Er
 	go func() {
 		defer c.bg.Done()
 		if err := c.send(msg); err != nil {
-			c.cfg.logger.Debug("stdio: answering the child failed", "error", err)
+			c.cfg.log.Debug("stdio: answering the child failed", "error", logval.Err(err))
 		}
 	}()
 }
@@ -261,7 +262,7 @@ func (c *child) forget(id int64) bool {
 func (c *child) receive(line []byte) {
 	msg, err := jsonrpc.Decode(line)
 	if err != nil {
-		c.cfg.logger.Warn("stdio: the child wrote something that is not a JSON-RPC message", "line", quote(string(line), 200), "error", err)
+		c.cfg.log.Warn("stdio: the child wrote something that is not a JSON-RPC message", "line", logval.Bound(string(line), 200), "error", logval.Err(err))
 		return
 	}
 	switch {
@@ -297,7 +298,7 @@ func (c *child) resolve(msg *jsonrpc.Message) {
 	}
 	c.mu.Unlock()
 	if err != nil || !ok {
-		c.cfg.logger.Debug("stdio: an answer from the child for no request waiting", "id", quote(msg.ID.Raw(), 40))
+		c.cfg.log.Debug("stdio: an answer from the child for no request waiting", "id", logval.Bound(msg.ID.Raw(), 40))
 		return
 	}
 	p.ch <- msg
@@ -316,7 +317,7 @@ func (c *child) progress(msg *jsonrpc.Message) {
 	p := c.tokens[key]
 	c.mu.Unlock()
 	if p == nil {
-		c.cfg.logger.Debug("stdio: progress from the child for no call waiting", "params", quote(string(msg.Params), 200))
+		c.cfg.log.Debug("stdio: progress from the child for no call waiting", "params", logval.Bound(string(msg.Params), 200))
 		return
 	}
 	params, err := setMember(msg.Params, "progressToken", p.token)
@@ -381,7 +382,7 @@ func (c *child) forwardReply(p *pending, r *jsonrpc.Message) {
 	out := *r
 	out.ID = id
 	if err := c.send(&out); err != nil {
-		c.cfg.logger.Debug("stdio: passing an answer to the child failed", "error", err)
+		c.cfg.log.Debug("stdio: passing an answer to the child failed", "error", logval.Err(err))
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/internal/logval"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
@@ -54,7 +55,7 @@ func New(ctx context.Context, cmd Command, opts *Options) (*Engine, error) {
 	c, err := e.shared.get(ctx)
 	if err != nil {
 		e.shared.close()
-		return nil, fmt.Errorf("stdio: starting %s: %w", quote(cmd.Path, 200), err)
+		return nil, fmt.Errorf("stdio: starting %s: %w", logval.Bound(cmd.Path, 200), err)
 	}
 	e.desc = &httptransport.Description{Versions: servedVersions(c.version)}
 	return e, nil
@@ -260,7 +261,7 @@ func (e *Engine) notify(_ *child, msg *jsonrpc.Message) {
 			e.broadcast(msg, p.URI)
 		}
 	default:
-		e.cfg.logger.Debug("stdio: a notification of the shared child for no client, dropped", "method", quote(msg.Method, 80))
+		e.cfg.log.Debug("stdio: a notification of the shared child for no client, dropped", "method", logval.Bound(msg.Method, 80))
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/internal/logval"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
@@ -84,7 +85,7 @@ func (c *child) initialize(ctx context.Context, params json.RawMessage) error {
 		return fmt.Errorf("stdio: reading the child's initialize result: %w", err)
 	}
 	if !slices.Contains(childVersions, res.ProtocolVersion) {
-		return fmt.Errorf("stdio: the child answered initialize with protocol version %s, which this engine does not speak", quote(res.ProtocolVersion, 40))
+		return fmt.Errorf("stdio: the child answered initialize with protocol version %s, which this engine does not speak", logval.Bound(res.ProtocolVersion, 40))
 	}
 	c.initResult, c.version, c.caps = resp.Result, res.ProtocolVersion, res.Capabilities
 	if err := c.send(jsonrpc.NewNotification("notifications/initialized", nil)); err != nil {

@@ -139,6 +139,12 @@ func newFixture(t *testing.T, opts *stdio.Options) *fixture {
 // newFixtureWith is newFixture with the transport's options.
 func newFixtureWith(t *testing.T, opts *stdio.Options, topts *httptransport.Options) *fixture {
 	t.Helper()
+	return newFixtureOf(t, everything(t), opts, topts)
+}
+
+// newFixtureOf is newFixtureWith serving cmd.
+func newFixtureOf(t *testing.T, cmd stdio.Command, opts *stdio.Options, topts *httptransport.Options) *fixture {
+	t.Helper()
 	f := &fixture{logs: newLogs()}
 	o := stdio.Options{}
 	if opts != nil {
@@ -147,7 +153,7 @@ func newFixtureWith(t *testing.T, opts *stdio.Options, topts *httptransport.Opti
 	o.Logger = slog.New(f.logs)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	e, err := stdio.New(ctx, everything(t), &o)
+	e, err := stdio.New(ctx, cmd, &o)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}

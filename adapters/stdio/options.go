@@ -3,6 +3,8 @@ package stdio
 import (
 	"log/slog"
 	"time"
+
+	"github.com/mcpmount/mcpmount/internal/logval"
 )
 
 // Command is the stdio MCP server to run: a program, its arguments, its
@@ -23,7 +25,13 @@ type Command struct {
 // Options configures an Engine. A nil *Options means defaults.
 type Options struct {
 	// Logger receives the engine's logs and the child's stderr, line by
-	// line (Info, key "stderr"). Nil means slog.Default().
+	// line (Info, key "stderr"). Nil means slog.Default(). The engine's
+	// Info, Warn and Error lines of each kind (a child's non-JSON output,
+	// a session refused a child, a restart) are written at most 10 a
+	// minute, the next one let through saying how many were
+	// "suppressed"; what they hold of the child's output or a request is
+	// quoted and cut. The child's stderr has a bound of its own
+	// (StderrLineBytes, StderrBytesPerSecond).
 	Logger *slog.Logger
 
 	// ChildPerSession runs one child for each 2025-era and 2024-11-05
@@ -71,7 +79,7 @@ type Options struct {
 
 // config is Options with the defaults filled in.
 type config struct {
-	logger           *slog.Logger
+	log              *logval.Logger
 	perSession       bool
 	maxChildren      int
 	maxLine          int
@@ -84,7 +92,6 @@ type config struct {
 
 func newConfig(o *Options) config {
 	c := config{
-		logger:       slog.Default(),
 		maxLine:      16 << 20,
 		maxChildren:  32,
 		stderrLine:   2 << 10,
@@ -95,11 +102,10 @@ func newConfig(o *Options) config {
 		maxBack:      30 * time.Second,
 	}
 	if o == nil {
+		c.log = logval.NewLogger(nil)
 		return c
 	}
-	if o.Logger != nil {
-		c.logger = o.Logger
-	}
+	c.log = logval.NewLogger(o.Logger)
 	c.perSession = o.ChildPerSession
 	if o.MaxSessionChildren > 0 {
 		c.maxChildren = o.MaxSessionChildren

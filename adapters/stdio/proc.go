@@ -6,11 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/exec"
 	"sync"
 	"time"
+
+	"github.com/mcpmount/mcpmount/internal/logval"
 )
 
 // errLineTooLong is a child's stdout line past Options.MaxLineBytes.
@@ -24,7 +25,6 @@ type proc struct {
 	stdin  *os.File // our end
 	stdout *os.File
 	stderr *os.File
-	logger *slog.Logger
 
 	wmu     sync.Mutex // one message at a time on stdin
 	stdinMu sync.Mutex
@@ -59,18 +59,19 @@ func startProc(c Command, cfg *config, onLine func([]byte), onEnd func(error)) (
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	if err := cmd.Start(); err != nil {
 		closeAll(inR, inW, outR, outW, errR, errW)
-		return nil, fmt.Errorf("stdio: starting %s: %w", quote(c.Path, 200), err)
+		return nil, fmt.Errorf("stdio: starting %s: %w", logval.Bound(c.Path, 200), err)
 	}
 	closeAll(inR, outW, errW) // the child's ends, now its own
-	p := &proc{cmd: cmd, stdin: inW, stdout: outR, stderr: errR, logger: cfg.logger, stdinOK: true, exited: make(chan struct{})}
+	p := &proc{cmd: cmd, stdin: inW, stdout: outR, stderr: errR, stdinOK: true, exited: make(chan struct{})}
 	p.readers.Add(2)
 	go func() {
 		defer p.readers.Done()
 		onEnd(readLines(outR, cfg.maxLine, onLine))
 	}()
+	errLog := stderrLog{log: cfg.log, pid: p.pid(), max: cfg.stderrLine, perSecond: cfg.stderrRate, now: time.Now}
 	go func() {
 		defer p.readers.Done()
-		p.logStderr(cfg.stderrLine, cfg.stderrRate)
+		errLog.run(errR)
 	}()
 	go func() {
 		p.waitErr = cmd.Wait()
@@ -205,22 +206,31 @@ func readLines(r io.Reader, max int, onLine func([]byte)) error {
 	}
 }
 
-// logStderr logs each line of the child's stderr, cut at max bytes, and
-// at most perSecond bytes of lines a second: the lines past that are
-// counted, and the count logged once a line is logged again or stderr
-// ends.
-func (p *proc) logStderr(max, perSecond int) {
-	br := bufio.NewReaderSize(p.stderr, 4<<10)
+// stderrLog passes a child's stderr on to the log: each line, cut at max
+// bytes, at most perSecond bytes of lines a second (the time read from
+// now). The lines past that are counted, and the count logged once a line
+// is logged again or stderr ends.
+type stderrLog struct {
+	log            *logval.Logger
+	pid            int
+	max, perSecond int
+	now            func() time.Time
+}
+
+// run logs r's lines until it ends.
+func (s stderrLog) run(r io.Reader) {
+	max, perSecond := s.max, s.perSecond
+	br := bufio.NewReaderSize(r, 4<<10)
 	var (
 		cur      []byte
 		cut      bool
 		budget   = perSecond
-		refilled = time.Now()
+		refilled = s.now()
 		skipped  int
 	)
 	reportSkipped := func() {
 		if skipped > 0 {
-			p.logger.Warn("stdio: child stderr lines dropped past the rate bound", "pid", p.pid(), "lines", skipped, "bytes_per_second", perSecond)
+			s.log.Warn("stdio: child stderr lines dropped past the rate bound", "pid", s.pid, "lines", skipped, "bytes_per_second", perSecond)
 			skipped = 0
 		}
 	}
@@ -239,13 +249,13 @@ func (p *proc) logStderr(max, perSecond int) {
 			continue
 		}
 		if line := bytes.TrimRight(cur, "\r\n"); len(line) > 0 {
-			if now := time.Now(); now.Sub(refilled) >= time.Second {
+			if now := s.now(); now.Sub(refilled) >= time.Second {
 				budget, refilled = perSecond, now
 			}
 			if budget >= len(line) {
 				budget -= len(line)
 				reportSkipped()
-				p.logger.Info("stdio: child stderr", "pid", p.pid(), "stderr", quote(string(line), max), "truncated", cut)
+				s.log.Base().Info("stdio: child stderr", "pid", s.pid, "stderr", logval.Bound(string(line), max), "truncated", cut)
 			} else {
 				skipped++
 			}

@@ -185,7 +185,7 @@ func (s *session) startChildLocked(params json.RawMessage) error {
 	e := s.e
 	if n := e.children.Add(1); n > int64(e.cfg.maxChildren) {
 		e.children.Add(-1)
-		e.cfg.logger.Warn("stdio: a session was refused a child of its own: MaxSessionChildren are running", "max", e.cfg.maxChildren)
+		e.cfg.log.Warn("stdio: a session was refused a child of its own: MaxSessionChildren are running", "max", e.cfg.maxChildren)
 		return errTooManyChildren
 	}
 	s.sup = newSupervisor(&e.cfg, s.id, func(ctx context.Context) (*child, error) {

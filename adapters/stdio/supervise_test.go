@@ -95,14 +95,22 @@ func postModern(t *testing.T, url, method, params string) (int, string) {
 		params += ","
 	}
 	body := `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{` + params + `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"0"}}}}`
+	return postJSON(t, url, body, "MCP-Protocol-Version", "2026-07-28", "Mcp-Method", method)
+}
+
+// postJSON POSTs body as JSON, with the header names and values of kv,
+// and returns the answer's status and body.
+func postJSON(t *testing.T, url, body string, kv ...string) (int, string) {
+	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", method)
+	for i := 0; i+1 < len(kv); i += 2 {
+		req.Header.Set(kv[i], kv[i+1])
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/mcpmount/mcpmount/internal/logval"
 )
 
 // errClosed refuses calls once the engine, or the session's child, is
@@ -98,7 +100,7 @@ func (s *supervisor) loop() {
 			return
 		}
 		if err != nil {
-			s.cfg.logger.Error("stdio: starting the MCP server failed", "child", s.name, "error", err, "retry_in", backoff)
+			s.cfg.log.Error("stdio: starting the MCP server failed", "child", logval.String(s.name), "error", logval.Err(err), "retry_in", backoff)
 			s.mu.Lock()
 			s.lastErr = err
 			s.signalLocked()
@@ -114,7 +116,7 @@ func (s *supervisor) loop() {
 		s.cur, s.lastErr = c, nil
 		s.signalLocked()
 		s.mu.Unlock()
-		s.cfg.logger.Info("stdio: MCP server started", "child", s.name, "pid", c.p.pid(), "protocol_version", c.version)
+		s.cfg.log.Info("stdio: MCP server started", "child", logval.String(s.name), "pid", c.p.pid(), "protocol_version", c.version)
 		select {
 		case <-c.done:
 		case <-s.ctx.Done():
@@ -131,7 +133,7 @@ func (s *supervisor) loop() {
 		c.mu.Lock()
 		reason := c.gone
 		c.mu.Unlock()
-		s.cfg.logger.Warn("stdio: MCP server ended; restarting", "child", s.name, "pid", c.p.pid(), "reason", reason, "exit", fmt.Sprint(c.p.waitErr), "retry_in", backoff)
+		s.cfg.log.Warn("stdio: MCP server ended; restarting", "child", logval.String(s.name), "pid", c.p.pid(), "reason", logval.Err(reason), "exit", logval.Err(c.p.waitErr), "retry_in", backoff)
 		s.mu.Lock()
 		s.cur = nil
 		s.mu.Unlock()

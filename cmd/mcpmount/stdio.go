@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpmount/mcpmount/adapters/stdio"
 	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/internal/logval"
 )
 
 // errUsage is a command line that could not be parsed (the flag package
@@ -114,16 +115,7 @@ func runStdio(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return errors.New("--scopes needs --token-file or the JWT flags")
 	}
 
-	cmd := stdio.Command{Path: command[0], Args: command[1:], Dir: f.dir}
-	if len(f.env) > 0 {
-		cmd.Env = append(os.Environ(), f.env...)
-	}
-	startCtx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	engine, err := stdio.New(startCtx, cmd, &stdio.Options{
-		Logger: logger, ChildPerSession: f.perSession, MaxSessionChildren: f.maxChildren,
-		MaxLineBytes: f.maxLine, StopTimeout: f.stopTimeout,
-	})
-	cancel()
+	engine, err := startEngine(ctx, f, command, logger)
 	if err != nil {
 		return err
 	}
@@ -136,15 +128,7 @@ func runStdio(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		MaxSessionsPerPrincipal: f.maxSessionsPer, MaxStreamsPerPrincipal: f.maxStreamsPer,
 		SessionIdleTimeout: f.idle,
 	})
-	mux := http.NewServeMux()
-	var endpoint http.Handler = h
-	if g != nil {
-		endpoint = h.WithCORS(g.middleware(h))
-		for _, p := range g.metadataPaths {
-			mux.Handle(p, g.metadata)
-		}
-	}
-	mux.Handle(f.path, endpoint)
+	mux := newMux(f.path, h, g)
 
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
@@ -161,14 +145,51 @@ func runStdio(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	case <-ctx.Done():
 	}
-	logger.Info("mcpmount: shutting down")
-	sctx, scancel := context.WithTimeout(context.Background(), f.drain)
-	defer scancel()
+	shutdown(logval.NewLogger(logger), h, hs, f.drain)
+	return nil // engine.Close (deferred) stops the child
+}
+
+// startEngine starts the child, command, as the flags say, allowing it a
+// minute to answer initialize.
+func startEngine(ctx context.Context, f *stdioFlags, command []string, logger *slog.Logger) (*stdio.Engine, error) {
+	cmd := stdio.Command{Path: command[0], Args: command[1:], Dir: f.dir}
+	if len(f.env) > 0 {
+		cmd.Env = append(os.Environ(), f.env...)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	return stdio.New(ctx, cmd, &stdio.Options{
+		Logger: logger, ChildPerSession: f.perSession, MaxSessionChildren: f.maxChildren,
+		MaxLineBytes: f.maxLine, StopTimeout: f.stopTimeout,
+	})
+}
+
+// newMux serves h at path, behind g's middleware and with g's metadata
+// when auth is on (g not nil).
+func newMux(path string, h *httptransport.Handler, g *guard) *http.ServeMux {
+	mux := http.NewServeMux()
+	var endpoint http.Handler = h
+	if g != nil {
+		endpoint = h.WithCORS(g.middleware(h))
+		for _, p := range g.metadataPaths {
+			mux.Handle(p, g.metadata)
+		}
+	}
+	mux.Handle(path, endpoint)
+	return mux
+}
+
+// shutdown stops h, letting calls in flight finish for up to drain, then
+// the HTTP server. The command logs through log, as the packages do: each
+// kind of line bounded, errors quoted.
+func shutdown(log *logval.Logger, h *httptransport.Handler, hs *http.Server, drain time.Duration) {
+	log.Info("mcpmount: shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), drain)
+	defer cancel()
 	if err := h.Shutdown(sctx); err != nil {
-		logger.Warn("mcpmount: calls still running at the shutdown deadline were cancelled", "error", err)
+		log.Warn("mcpmount: calls still running at the shutdown deadline were cancelled", "error", logval.Err(err))
 	}
 	if err := hs.Shutdown(sctx); err != nil {
 		_ = hs.Close()
 	}
-	return nil // engine.Close (deferred) stops the child
 }

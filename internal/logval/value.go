@@ -2,7 +2,12 @@
 // length and quoted, so that a client can neither fill the log (a 700 KiB
 // JWT "kid", session id or method name) nor forge a line in it (a newline
 // or a terminal escape in a header), and it limits how often one kind of
-// line is written.
+// line is written (Limiter, Logger).
+//
+// Every module of the repository logs through it, the nested ones
+// (adapters/mcpgo, redisstore, otelmcp) included: Go allows an internal
+// package to be imported from under the directory that holds it, by import
+// path, whatever module the importer is in.
 package logval
 
 import (
