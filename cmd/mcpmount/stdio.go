@@ -171,8 +171,10 @@ func newMux(path string, h *httptransport.Handler, g *guard) *http.ServeMux {
 	var endpoint http.Handler = h
 	if g != nil {
 		endpoint = h.WithCORS(g.middleware(h))
-		for _, p := range g.metadataPaths {
-			mux.Handle(p, g.metadata)
+		if g.metadata != nil {
+			for _, p := range g.metadata.Paths {
+				mux.Handle(p, g.metadata.Handler)
+			}
 		}
 	}
 	mux.Handle(path, endpoint)
