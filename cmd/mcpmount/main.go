@@ -2,7 +2,7 @@
 // (2026-07-28, 2025-era Streamable HTTP, 2024-11-05 HTTP+SSE) on one URL,
 // bearer-token auth and limits.
 //
-//	go install github.com/mcpmount/mcpmount/cmd/mcpmount@latest
+//	go install github.com/mcpmount/mcpmount/cmd/mcpmount@latest   # or, in a clone: go build ./cmd/mcpmount
 //	mcpmount stdio [flags] -- <command> [args...]
 //
 // "mcpmount stdio" runs a stdio MCP server as a child process (package
