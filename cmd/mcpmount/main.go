@@ -7,7 +7,8 @@
 //
 // "mcpmount stdio" runs a stdio MCP server as a child process (package
 // adapters/stdio) and prints "listening on http://HOST:PORT/PATH" once it
-// serves. SIGINT or SIGTERM stops it gracefully: the HTTP streams end, calls
+// serves. GET /healthz answers 200 while it serves and 503 once it shuts
+// down. SIGINT or SIGTERM stops it gracefully: the HTTP streams end, calls
 // in flight get a moment, and the child is stopped (stdin closed, then
 // SIGTERM, then SIGKILL).
 //
