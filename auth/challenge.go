@@ -93,19 +93,24 @@ type errorBody struct {
 
 // WriteChallenge writes a complete challenge response: the WWW-Authenticate
 // header, Access-Control-Expose-Headers so that browser clients can read it,
-// Cache-Control: no-store, the status from c.Status and a short JSON body
-// such as {"error":"invalid_token","error_description":"token expired"}. A
-// challenge without an error code gets "unauthorized" in the body only.
+// Cache-Control: no-store and the status from c.Status. A challenge with an
+// error code has a short JSON body, the OAuth error object such as
+// {"error":"invalid_token","error_description":"token expired"}. A
+// challenge without one, for a request that carried no credentials, has no
+// body: RFC 6750 section 3.1 asks for no error code "or other error
+// information" then, and the challenge itself (with resource_metadata, RFC
+// 9728 section 5.1) is what starts the client's authorization.
 func WriteChallenge(w http.ResponseWriter, c *Challenge) {
 	h := w.Header()
 	h.Set("WWW-Authenticate", c.String())
 	h.Add("Access-Control-Expose-Headers", "WWW-Authenticate")
-	code := c.Error
-	if code == "" {
-		code = "unauthorized"
+	if c.Error == "" {
+		h.Set("Cache-Control", "no-store")
+		w.WriteHeader(c.Status())
+		return
 	}
 	writeJSONError(w, c.Status(), errorBody{
-		Error:       code,
+		Error:       c.Error,
 		Description: sanitizeDescription(c.Description),
 		Scope:       strings.Join(c.Scopes, " "),
 	})

@@ -33,10 +33,10 @@
 //	CORS preflight (OPTIONS + Origin +            -       passed to the next handler without a token
 //	  Access-Control-Request-Method)
 //
-// Every error response has a JSON body such as
-// {"error":"invalid_token","error_description":"token expired"}, and every
-// challenge response exposes WWW-Authenticate to browser scripts through
-// Access-Control-Expose-Headers.
+// Every error response but the plain 401 has a JSON body such as
+// {"error":"invalid_token","error_description":"token expired"}; the plain
+// 401 has none. Every challenge response exposes WWW-Authenticate to
+// browser scripts through Access-Control-Expose-Headers.
 //
 // # Decisions
 //
@@ -45,6 +45,12 @@
 // missing credentials, and the challenge starts the client's OAuth flow.
 // A token in the query string is never read; with a valid header as well,
 // the query is ignored.
+//
+// The plain 401 has no body. RFC 6750 section 3.1 asks that a request
+// lacking authentication get no error code "or other error information",
+// and its registry has no code for that case; a body such as
+// {"error":"unauthorized"} would invent one. The challenge carries what a
+// client needs: resource_metadata (RFC 9728 section 5.1) and scope.
 //
 // A verifier that cannot decide (ErrUnavailable) yields 503 with
 // Retry-After rather than 401, so that clients do not throw away good

@@ -84,3 +84,24 @@ func ExampleChallenge() {
 	// 403
 	// Bearer error="insufficient_scope", resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", scope="mcp:read repo:admin"
 }
+
+// ExampleNewMetadata shows where a router other than http.ServeMux routes
+// the protected resource metadata: each of Paths to Handler, with URL in
+// the challenges (adapters/gin and adapters/chi show it on gin and chi).
+func ExampleNewMetadata() {
+	meta, err := auth.NewMetadata(&auth.ProtectedResourceMetadata{
+		Resource:             "https://mcp.example.com/api/mcp",
+		AuthorizationServers: []string{"https://auth.example.com"},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("challenges point to", meta.URL)
+	for _, p := range meta.Paths {
+		fmt.Println("route GET, HEAD, OPTIONS", p) // to meta.Handler
+	}
+	// Output:
+	// challenges point to https://mcp.example.com/.well-known/oauth-protected-resource/api/mcp
+	// route GET, HEAD, OPTIONS /.well-known/oauth-protected-resource/api/mcp
+	// route GET, HEAD, OPTIONS /.well-known/oauth-protected-resource
+}

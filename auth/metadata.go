@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/url"
 	"path"
-	"slices"
 	"strings"
 )
 
@@ -216,38 +215,28 @@ func newMetadataHandler(md *ProtectedResourceMetadata) (http.Handler, error) {
 // already registered; in that last case a path registered before the
 // refused one stays registered.
 func Mount(mux *http.ServeMux, md *ProtectedResourceMetadata) error {
-	h, err := newMetadataHandler(md)
-	if err != nil {
-		return err
-	}
-	u, err := parseResource(md.Resource)
+	meta, err := NewMetadata(md)
 	if err != nil {
 		return err
 	}
 	// ServeMux matches the escaped request path segment by segment and
 	// unescapes each pattern segment, so the pattern must keep the
 	// resource's escaping: "a%2Fb" is one segment, "a/b" two.
-	p := u.EscapedPath()
-	if p == "/" {
-		p = ""
-	}
-	if p != "" && p != cleanPath(p) {
+	if p := resourcePath(meta.Paths[0]); p != "" && p != cleanPath(p) {
 		return fmt.Errorf("auth: mount metadata: resource path %q is not clean, so ServeMux would never serve it", p)
 	}
-	pattern := WellKnownPrefix + p
-	if strings.HasSuffix(pattern, "/") {
-		pattern += "{$}" // exact match, not a subtree
+	patterns := make([]string, len(meta.Paths))
+	for i, p := range meta.Paths {
+		patterns[i] = p
+		if strings.HasSuffix(p, "/") {
+			patterns[i] += "{$}" // exact match, not a subtree
+		}
 	}
-	patterns := []string{pattern}
-	if pattern != WellKnownPrefix {
-		patterns = append(patterns, WellKnownPrefix)
-	}
-	patterns = slices.Compact(patterns)
 	// A scratch mux first, so that a pattern ServeMux cannot parse leaves
 	// mux untouched.
 	for _, m := range []*http.ServeMux{http.NewServeMux(), mux} {
 		for _, p := range patterns {
-			if err := handle(m, p, h); err != nil {
+			if err := handle(m, p, meta.Handler); err != nil {
 				return err
 			}
 		}

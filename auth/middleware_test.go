@@ -193,19 +193,7 @@ func TestMiddlewareAttacks(t *testing.T) {
 			if !strings.Contains(resp.Header.Get("Access-Control-Expose-Headers"), "WWW-Authenticate") {
 				t.Errorf("Access-Control-Expose-Headers = %q, want WWW-Authenticate", resp.Header.Get("Access-Control-Expose-Headers"))
 			}
-			if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
-				t.Errorf("Content-Type = %q", ct)
-			}
-			var eb struct {
-				Error       string `json:"error"`
-				Description string `json:"error_description"`
-			}
-			if err := json.Unmarshal(body, &eb); err != nil || eb.Error == "" {
-				t.Errorf("body %q is not a JSON error (%v)", body, err)
-			}
-			if tc.wantError != "" && eb.Error != tc.wantError {
-				t.Errorf("body error = %q, want %q", eb.Error, tc.wantError)
-			}
+			checkErrorBody(t, resp, body, tc.wantError)
 			for _, tok := range tokens {
 				if strings.Contains(string(body), tok) || strings.Contains(resp.Header.Get("WWW-Authenticate"), tok) {
 					t.Error("response echoes the token")
@@ -244,6 +232,31 @@ func tamper(token string) string {
 	payload, _ = json.Marshal(claims)
 	parts[1] = b64(payload)
 	return strings.Join(parts, ".")
+}
+
+// checkErrorBody checks the body of a refusal: the OAuth error object
+// naming code, or, for a request without credentials (code ""), no body at
+// all, as RFC 6750 section 3.1 asks for no error code "or other error
+// information" then.
+func checkErrorBody(t *testing.T, resp *http.Response, body []byte, code string) {
+	t.Helper()
+	ct := resp.Header.Get("Content-Type")
+	if code == "" {
+		if len(body) != 0 || ct != "" {
+			t.Errorf("a request without credentials got a body: Content-Type %q, %q", ct, body)
+		}
+		return
+	}
+	if ct != "application/json" {
+		t.Errorf("Content-Type = %q", ct)
+	}
+	var eb struct {
+		Error       string `json:"error"`
+		Description string `json:"error_description"`
+	}
+	if err := json.Unmarshal(body, &eb); err != nil || eb.Error != code {
+		t.Errorf("body %q is not the JSON error %q (%v)", body, code, err)
+	}
 }
 
 func TestMiddlewareAccepts(t *testing.T) {

@@ -1,62 +1,58 @@
-// Package httptransport serves the Model Context Protocol over HTTP as one
-// http.Handler that mounts on any router.
+// Package httptransport serves the Model Context Protocol over HTTP: one
+// http.Handler, mounted on any router, that serves every era of the
+// protocol on one URL.
 //
-// # Eras
+// # Serving
 //
-// One Handler serves every era of the protocol on one URL, deciding per
-// request from the request alone:
+// New takes an Engine, the MCP server behind the transport, from an
+// adapter (adapters/gosdk for the official Go SDK's *mcp.Server,
+// adapters/mcpgo for mcp-go, adapters/stdio for a stdio server run as a
+// child process). Mount the Handler it returns, and on the way out shut it
+// down before the HTTP server:
+//
+//	engine := gosdk.NewEngine(server, nil)
+//	defer engine.Close()
+//	h := httptransport.New(engine, nil)
+//	mux.Handle("/mcp", h)
+//	// ... and after a signal: h.Shutdown(ctx), then srv.Shutdown(ctx).
+//
+// gosdk's ExampleNewEngine runs this with go-sdk clients; ExampleNew and
+// ExampleNew_session show the wire with a tiny engine. What a user sets is
+// in Options: the guards and bounds (all on by
+// default), Stateless, a shared SessionStore and EventStore to scale out
+// (package redisstore), an Observer (package otelmcp) and a RateLimit.
+// Handler.WithCORS puts CORS in front of bearer auth (package auth).
+//
+// One Handler decides each request's era from the request alone:
 //
 //   - 2026-07-28, stateless: every POST carries its protocol version and
-//     client capabilities in params._meta and the standard Mcp-* headers;
-//     each request is answered with JSON or with its own SSE stream, and a
-//     client dropping the request cancels exactly that call.
+//     client capabilities in params._meta and the standard Mcp-* headers,
+//     and is answered with JSON or its own SSE stream.
 //   - 2025-03-26, 2025-06-18 and 2025-11-25 Streamable HTTP: initialize
-//     creates a session (Mcp-Session-Id); GET opens the session's
-//     standalone stream; DELETE ends it; streams are resumable with
-//     Last-Event-ID.
+//     creates a session (Mcp-Session-Id); GET opens its standalone stream;
+//     DELETE ends it; streams resume with Last-Event-ID.
 //   - 2024-11-05 HTTP+SSE: a GET without a session id opens the legacy
-//     event stream, whose endpoint event names this same URL with a
-//     sessionId query parameter for the client's POSTs.
+//     event stream, whose endpoint event names this URL with a sessionId
+//     query parameter for the client's POSTs.
 //
-// The MCP server logic lives behind the Engine interface; the
-// adapters/gosdk package serves an *mcp.Server of the official Go SDK
-// through it. ExampleNew and ExampleNew_session show the two wires with a
-// tiny engine of their own.
+// Guards run first (Origin and Host checks, body size, JSON depth, Accept
+// and Content-Type), and every refusal has one HTTP status and one
+// JSON-RPC code. A POST silent for a second opens its SSE stream so that
+// first-byte timeouts see it start; quiet streams get keep-alives; each
+// write has its own deadline in place of http.Server.WriteTimeout.
 //
-// # Guards
+// # Writing an engine
 //
-// Guards run first: the Origin and Host checks against DNS rebinding, the
-// request body limit, JSON nesting (jsonrpc.MaxDepth), and the Accept and
-// Content-Type checks. The number of sessions is bounded per instance and
-// per client address (Options.MaxSessions, MaxSessionsPerAddress). Every
-// refusal has one HTTP status and one JSON-RPC code.
+// The rest of the API is for engine and store authors. An Engine describes
+// itself (Description, HeaderParam) and serves one Call at a time, sending
+// through the call or a Session's Sender and returning ErrHold to hold a
+// listen stream; SessionReplier and SessionStateObserver are optional.
+// A shared store implements SessionStore (SessionRecord), and SessionRelay
+// and SessionRefresher to serve any session on any instance; EventStore
+// keeps events for resumption. MemorySessionStore and MemoryEventStore are
+// the defaults. Observer, with Event, CallInfo and CallOutcome, sees
+// requests, sessions and streams. adapters/gosdk is the reference engine.
 //
-// # Streams and time
-//
-// A POST that sends nothing for a second opens its SSE stream (status,
-// headers, a comment) so that clients and proxies with a first-byte
-// timeout see the response start (Options.HeaderFlushDelay); an error the
-// engine returns after that goes out as an SSE event under status 200
-// instead of the status it would have had. Quiet streams get keep-alive
-// comments (Options.KeepAlive). The server's own http.Server.WriteTimeout
-// is lifted for streams; each write has a deadline of its own instead
-// (Options.WriteTimeout), and a cancelled call's blocked write ends at
-// once. Held streams (a listen, a GET stream, a 2024-11-05 event stream)
-// on HTTP/1.x connections are taken over from net/http once their headers
-// are out, so that an idle stream costs no goroutine of the handler's
-// (Options.DisableHijack).
-//
-// # Scaling out
-//
-// 2026-07-28 requests need nothing shared. 2025-era and 2024-11-05
-// sessions live in a SessionStore (Options.Sessions); a shared one that
-// also implements SessionRelay and SessionRefresher lets any instance
-// behind a plain load balancer serve any request of any session (package
-// redisstore is one, on Redis).
-//
-// # Citations
-//
-// Comments cite the MCP specification as "spec <version> <page>[#section]",
-// the page https://modelcontextprotocol.io/specification/<version>/<page>:
-// "spec 2025-11-25 basic/transports#session-management", say.
+// Comments cite the MCP specification as "spec <version> <page>[#section]":
+// https://modelcontextprotocol.io/specification/<version>/<page>.
 package httptransport

@@ -28,10 +28,9 @@ func (a *authConfig) enabled() bool {
 // guard is the auth in front of the endpoint: its middleware, and the
 // protected resource metadata and where it is served (JWT only).
 type guard struct {
-	middleware    func(http.Handler) http.Handler
-	metadata      http.Handler
-	metadataPaths []string
-	close         func()
+	middleware func(http.Handler) http.Handler
+	metadata   *auth.Metadata // nil without JWT auth
+	close      func()
 }
 
 // scopeList splits --scopes (commas or spaces).
@@ -62,26 +61,17 @@ func newGuard(ctx context.Context, a *authConfig, logger *slog.Logger) (*guard, 
 	if err != nil {
 		return nil, fmt.Errorf("JWT verifier: %w", err)
 	}
-	md := &auth.ProtectedResourceMetadata{Resource: a.audience, AuthorizationServers: []string{a.issuer}, ScopesSupported: scopes}
-	prmURL, err1 := auth.MetadataURL(a.audience)
-	prmPath, err2 := auth.WellKnownPath(a.audience)
-	if err := errors.Join(err1, err2, md.Validate()); err != nil {
+	meta, err := auth.NewMetadata(&auth.ProtectedResourceMetadata{Resource: a.audience, AuthorizationServers: []string{a.issuer}, ScopesSupported: scopes})
+	if err != nil {
 		_ = v.Close()
 		return nil, fmt.Errorf("protected resource metadata: %w", err)
 	}
-	paths := []string{prmPath}
-	if prmPath != auth.WellKnownPrefix {
-		paths = append(paths, auth.WellKnownPrefix)
-	}
-	opts := &auth.Options{ResourceMetadataURL: prmURL, Scopes: scopes, Logger: logger}
+	opts := &auth.Options{ResourceMetadataURL: meta.URL, Scopes: scopes, Logger: logger}
 	if err := opts.Validate(); err != nil {
 		_ = v.Close()
 		return nil, err
 	}
-	return &guard{
-		middleware: auth.RequireBearer(v, opts), metadata: auth.MetadataHandler(md), metadataPaths: paths,
-		close: func() { _ = v.Close() },
-	}, nil
+	return &guard{middleware: auth.RequireBearer(v, opts), metadata: meta, close: func() { _ = v.Close() }}, nil
 }
 
 // staticToken is a verifier that accepts the one token in path (for

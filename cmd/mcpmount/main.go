@@ -2,12 +2,13 @@
 // (2026-07-28, 2025-era Streamable HTTP, 2024-11-05 HTTP+SSE) on one URL,
 // bearer-token auth and limits.
 //
-//	go install github.com/mcpmount/mcpmount/cmd/mcpmount@latest
+//	go install github.com/mcpmount/mcpmount/cmd/mcpmount@latest   # or, in a clone: go build ./cmd/mcpmount
 //	mcpmount stdio [flags] -- <command> [args...]
 //
 // "mcpmount stdio" runs a stdio MCP server as a child process (package
 // adapters/stdio) and prints "listening on http://HOST:PORT/PATH" once it
-// serves. SIGINT or SIGTERM stops it gracefully: the HTTP streams end, calls
+// serves. GET /healthz answers 200 while it serves and 503 once it shuts
+// down. SIGINT or SIGTERM stops it gracefully: the HTTP streams end, calls
 // in flight get a moment, and the child is stopped (stdin closed, then
 // SIGTERM, then SIGKILL).
 //

@@ -23,6 +23,10 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) != "" {
+		serveChild()
+		return
+	}
 	goleak.VerifyTestMain(m)
 }
 

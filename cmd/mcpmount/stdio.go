@@ -90,6 +90,9 @@ func parseStdio(args []string, stderr io.Writer) (*stdioFlags, []string, error) 
 	if !strings.HasPrefix(f.path, "/") {
 		return nil, nil, fmt.Errorf("--path %q must start with /", f.path)
 	}
+	if f.path == healthPath {
+		return nil, nil, fmt.Errorf("--path %s is the health check's", healthPath)
+	}
 	return f, command, nil
 }
 
@@ -128,25 +131,13 @@ func runStdio(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		MaxSessionsPerPrincipal: f.maxSessionsPer, MaxStreamsPerPrincipal: f.maxStreamsPer,
 		SessionIdleTimeout: f.idle,
 	})
-	mux := newMux(f.path, h, g)
-
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
-		return err
-	}
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	fmt.Fprintf(stdout, "listening on http://%s%s\n", ln.Addr(), f.path)
-
-	select {
-	case err := <-errc:
 		_ = h.Shutdown(context.Background())
 		return err
-	case <-ctx.Done():
 	}
-	shutdown(logval.NewLogger(logger), h, hs, f.drain)
-	return nil // engine.Close (deferred) stops the child
+	fmt.Fprintf(stdout, "listening on http://%s%s\n", ln.Addr(), f.path)
+	return serve(ctx, ln, h, g, f, logger) // engine.Close (deferred) then stops the child
 }
 
 // startEngine starts the child, command, as the flags say, allowing it a
@@ -171,8 +162,10 @@ func newMux(path string, h *httptransport.Handler, g *guard) *http.ServeMux {
 	var endpoint http.Handler = h
 	if g != nil {
 		endpoint = h.WithCORS(g.middleware(h))
-		for _, p := range g.metadataPaths {
-			mux.Handle(p, g.metadata)
+		if g.metadata != nil {
+			for _, p := range g.metadata.Paths {
+				mux.Handle(p, g.metadata.Handler)
+			}
 		}
 	}
 	mux.Handle(path, endpoint)

@@ -41,8 +41,8 @@ func run(ctx context.Context, ln net.Listener, withAuth bool, out io.Writer) err
 	logger := &middleware.DefaultLogFormatter{Logger: log.New(out, "", log.LstdFlags), NoColor: true}
 	r.Use(middleware.RequestID, middleware.RequestLogger(logger), middleware.Recoverer)
 	if app.Auth != nil {
-		for _, p := range app.Auth.MetadataPaths {
-			r.Handle(p, app.Auth.Metadata)
+		for _, p := range app.Auth.Metadata.Paths {
+			r.Handle(p, app.Auth.Metadata.Handler)
 		}
 	}
 	r.Route("/api", func(r chi.Router) {

@@ -21,17 +21,16 @@ import (
 // guard is the bearer authentication in front of the endpoint, with the
 // metadata that describes it and a token that passes it.
 type guard struct {
-	middleware    func(http.Handler) http.Handler
-	metadata      http.Handler
-	metadataPaths []string
-	token         string
-	close         func() error // nil when the App closes it
+	middleware func(http.Handler) http.Handler
+	metadata   *auth.Metadata
+	token      string
+	close      func() error // nil when the App closes it
 }
 
 // devGuard is the guard of demo's development issuer: a key made at
 // start-up, published on a new loopback port each time.
 func devGuard(a *demo.DevAuth) *guard {
-	return &guard{middleware: a.Middleware, metadata: a.Metadata, metadataPaths: a.MetadataPaths, token: a.Token}
+	return &guard{middleware: a.Middleware, metadata: a.Metadata, token: a.Token}
 }
 
 // keyFileGuard is a guard whose signing key lives in keyFile (an Ed25519
@@ -51,16 +50,11 @@ func keyFileGuard(ctx context.Context, resource, keyFile string) (*guard, error)
 		return nil, fmt.Errorf("verifier for the key in %s: %w", keyFile, err)
 	}
 	g := &guard{close: verifier.Close}
-	md := &auth.ProtectedResourceMetadata{Resource: resource, AuthorizationServers: []string{issuer}, ScopesSupported: []string{demo.Scope}}
-	prmURL, err1 := auth.MetadataURL(resource)
-	prmPath, err2 := auth.WellKnownPath(resource)
-	if err := errors.Join(err1, err2, md.Validate()); err != nil {
+	if g.metadata, err = auth.NewMetadata(&auth.ProtectedResourceMetadata{Resource: resource, AuthorizationServers: []string{issuer}, ScopesSupported: []string{demo.Scope}}); err != nil {
 		_ = g.close()
 		return nil, fmt.Errorf("metadata for %s: %w", resource, err)
 	}
-	g.metadata = auth.MetadataHandler(md)
-	g.metadataPaths = []string{prmPath, auth.WellKnownPrefix}
-	g.middleware = auth.RequireBearer(verifier, &auth.Options{ResourceMetadataURL: prmURL, Scopes: []string{demo.Scope}})
+	g.middleware = auth.RequireBearer(verifier, &auth.Options{ResourceMetadataURL: g.metadata.URL, Scopes: []string{demo.Scope}})
 
 	now := time.Now()
 	tok := jwt.NewWithClaims(jwt.SigningMethodEdDSA, jwt.MapClaims{

@@ -74,8 +74,8 @@ func serve(ctx context.Context, ln net.Listener, withAuth bool, keyFile string, 
 	api := r.Group("/api", requestID())
 	var endpoint http.Handler = app.Endpoint
 	if g != nil {
-		for _, p := range g.metadataPaths {
-			r.Match([]string{http.MethodGet, http.MethodHead, http.MethodOptions}, p, gin.WrapH(g.metadata))
+		for _, p := range g.metadata.Paths {
+			r.Match([]string{http.MethodGet, http.MethodHead, http.MethodOptions}, p, gin.WrapH(g.metadata.Handler))
 		}
 		// CORS in front of auth, so that browsers can read its challenges.
 		endpoint = app.Endpoint.WithCORS(g.middleware(app.Endpoint))

@@ -19,7 +19,7 @@ type App struct {
 	// Endpoint serves every protocol era; mount it at URL's path.
 	Endpoint *httptransport.Handler
 	// Auth is nil unless the example runs with -auth. Then its Middleware
-	// belongs in front of Endpoint and its Metadata at its MetadataPaths.
+	// belongs in front of Endpoint and its Metadata at its Metadata.Paths.
 	Auth *DevAuth
 
 	ln     net.Listener
@@ -61,7 +61,7 @@ func NewApp(ctx context.Context, ln net.Listener, out io.Writer, c Config) (*App
 		_ = ln.Close()
 		return nil, err
 	}
-	fmt.Fprintf(out, "dev issuer JWKS: %s\nmetadata: %s%s\nbearer token: %s\n", a.Auth.JWKSURL, BaseURL(ln), a.Auth.MetadataPaths[0], a.Auth.Token)
+	fmt.Fprintf(out, "dev issuer JWKS: %s\nmetadata: %s%s\nbearer token: %s\n", a.Auth.JWKSURL, BaseURL(ln), a.Auth.Metadata.Paths[0], a.Auth.Token)
 	return a, nil
 }
 

@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"net"
 	"net/http"
 	"time"
@@ -29,11 +28,9 @@ type DevAuth struct {
 	// Middleware checks bearer tokens (auth.RequireBearer). It is net/http
 	// middleware: chi uses it as is, gin through ginmcp.Middleware.
 	Middleware func(http.Handler) http.Handler
-	// Metadata serves the protected resource metadata document.
-	Metadata http.Handler
-	// MetadataPaths are where clients look for Metadata: the endpoint's
-	// path-aware well-known path, and the root one.
-	MetadataPaths []string
+	// Metadata is the protected resource metadata document: where clients
+	// look for it (Metadata.Paths) and its handler.
+	Metadata *auth.Metadata
 	// Token is a signed token for the endpoint, valid for a day.
 	Token string
 	// JWKSURL is where the development issuer publishes its public key.
@@ -75,19 +72,12 @@ func NewDevAuth(ctx context.Context, resource string) (*DevAuth, error) {
 		_ = a.issuer.Close()
 		return nil, err
 	}
-	md := &auth.ProtectedResourceMetadata{Resource: resource, AuthorizationServers: []string{issuerURL}, ScopesSupported: []string{Scope}}
-	prmURL, err1 := auth.MetadataURL(resource)
-	prmPath, err2 := auth.WellKnownPath(resource)
-	if err := errors.Join(err1, err2, md.Validate()); err != nil {
+	a.Metadata, err = auth.NewMetadata(&auth.ProtectedResourceMetadata{Resource: resource, AuthorizationServers: []string{issuerURL}, ScopesSupported: []string{Scope}})
+	if err != nil {
 		_ = a.Close()
 		return nil, err
 	}
-	a.Metadata = auth.MetadataHandler(md)
-	a.MetadataPaths = []string{prmPath}
-	if prmPath != auth.WellKnownPrefix {
-		a.MetadataPaths = append(a.MetadataPaths, auth.WellKnownPrefix)
-	}
-	a.Middleware = auth.RequireBearer(a.verifier, &auth.Options{ResourceMetadataURL: prmURL, Scopes: []string{Scope}})
+	a.Middleware = auth.RequireBearer(a.verifier, &auth.Options{ResourceMetadataURL: a.Metadata.URL, Scopes: []string{Scope}})
 
 	now := time.Now()
 	tok := jwt.NewWithClaims(jwt.SigningMethodEdDSA, jwt.MapClaims{
