@@ -3,6 +3,7 @@ package httptransport
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"sync"
 
@@ -12,8 +13,14 @@ import (
 
 // ErrServerRequest is returned by Call.Send for a server-to-client request
 // where the era forbids them: 2026-07-28 (use an input_required result
-// instead) and stateless 2025-era calls, which have no way back.
+// instead) and 2025-era calls without a session (Options.Stateless, a
+// plain JSON-RPC client that sent no session id), which have no way back.
 var ErrServerRequest = errors.New("httptransport: server-to-client requests are not available for this call")
+
+// errNoSessionRequest is ErrServerRequest for a 2025-era call without a
+// session (Options.Stateless, a plain JSON-RPC client that sent no session
+// id), saying why.
+var errNoSessionRequest = fmt.Errorf("%w: asking the client needs a session (the Mcp-Session-Id initialize answered with), and this request carried none", ErrServerRequest)
 
 // Call is one inbound JSON-RPC request, handed to Engine.Serve with its own
 // outbound stream.
@@ -56,8 +63,11 @@ func (c *Call) Modern() bool { return c.Version >= Version20260728 }
 // synchronously (see Sender).
 func (c *Call) Send(ctx context.Context, msg *jsonrpc.Message) error {
 	if msg.IsRequest() {
-		if c.Modern() || c.live == nil {
+		switch {
+		case c.Modern():
 			return ErrServerRequest
+		case c.live == nil:
+			return errNoSessionRequest
 		}
 		out := *msg
 		out.ID = c.live.registerRequest(c, msg.ID)

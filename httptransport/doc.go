@@ -34,6 +34,10 @@
 //   - 2024-11-05 HTTP+SSE: a GET without a session id opens the legacy
 //     event stream, whose endpoint event names this URL with a sessionId
 //     query parameter for the client's POSTs.
+//   - Plain JSON-RPC over HTTP, which no era describes: a POST whose Accept
+//     does not name text/event-stream is answered with JSON only (204 for
+//     what has no answer), and served without a session when it sends no
+//     session id (Options.RequireSessionID turns this off).
 //
 // Guards run first (Origin and Host checks, body size, JSON depth, Accept
 // and Content-Type), and every refusal has one HTTP status and one

@@ -48,6 +48,11 @@ var (
 	errReinitialize     = refusal(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "session already initialized")
 	errModernGet        = refusal(http.StatusMethodNotAllowed, jsonrpc.CodeServerError, "method not allowed")
 	errModernBody       = refusal(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "a 2026-07-28 body must be one request or notification")
+
+	// Our choice: a GET that would open a stream this endpoint does not
+	// offer (sessions off, or no 2024-11-05) says which transport to use.
+	errStatelessGet = refusal(http.StatusMethodNotAllowed, jsonrpc.CodeServerError, "sessions are disabled on this endpoint, so Streamable HTTP has no GET stream here: POST only; an HTTP+SSE (2024-11-05) client's GET must name no MCP-Protocol-Version, or 2024-11-05")
+	errNoLegacy     = refusal(http.StatusMethodNotAllowed, jsonrpc.CodeServerError, "this endpoint does not serve HTTP+SSE (2024-11-05): use Streamable HTTP, POST to this URL")
 )
 
 // httpError is a refusal with its HTTP status and JSON-RPC error.

@@ -86,17 +86,34 @@ func isLoopbackListener(r *http.Request) bool {
 	return ok && tcp.IP.IsLoopback()
 }
 
-// acceptance is what the client's Accept header allows.
-type acceptance struct{ json, sse bool }
+// acceptance is what a request's answers may be: JSON, an SSE stream, and
+// whether its client is a plain JSON-RPC one (routeOf).
+type acceptance struct {
+	json, sse bool
+	// plain marks a plain JSON-RPC client's POST: answered with JSON only,
+	// and with 204 where a Streamable HTTP client gets 202 (ackStatus).
+	plain bool
+}
 
-// parseAccept reads Accept. A missing header accepts both; the spec makes
-// clients send both, but curl users are served too.
-func parseAccept(r *http.Request) acceptance {
+// ackStatus is the status of a POST that holds no request: 202 (spec
+// 2025-11-25 basic/transports#sending-messages-to-the-server), or 204 for
+// a plain JSON-RPC client, which reads any other status as a JSON body.
+func (a acceptance) ackStatus() int {
+	if a.plain {
+		return http.StatusNoContent
+	}
+	return http.StatusAccepted
+}
+
+// parseAccept reads Accept: what it allows (a missing header allows both;
+// the spec makes clients send both, but curl users are served too), and
+// whether it names text/event-stream itself, as the spec's Streamable HTTP
+// clients must, rather than through a wildcard or by its absence.
+func parseAccept(r *http.Request) (a acceptance, namesSSE bool) {
 	values := r.Header.Values("Accept")
 	if len(values) == 0 {
-		return acceptance{json: true, sse: true}
+		return acceptance{json: true, sse: true}, false
 	}
-	var a acceptance
 	for _, v := range values {
 		for rest, more := v, true; more; {
 			var part string
@@ -108,14 +125,16 @@ func parseAccept(r *http.Request) acceptance {
 			switch strings.ToLower(strings.TrimSpace(mt)) {
 			case "application/json", "application/*":
 				a.json = true
-			case "text/event-stream", "text/*":
+			case "text/event-stream":
+				a.sse, namesSSE = true, true
+			case "text/*":
 				a.sse = true
 			case "*/*":
 				a.json, a.sse = true, true
 			}
 		}
 	}
-	return a
+	return a, namesSSE
 }
 
 // refusedByQ reports whether media-type parameters hold a q of 0.
@@ -231,3 +250,10 @@ func putBuffer(b *bytes.Buffer) {
 
 // drain discards what is left of a body so the connection can be reused.
 func drain(r *http.Request) { _, _ = io.Copy(io.Discard, io.LimitReader(r.Body, 64<<10)) }
+
+// acceptsSSE reports whether r's Accept allows text/event-stream, as a
+// GET opening a stream must.
+func acceptsSSE(r *http.Request) bool {
+	a, _ := parseAccept(r)
+	return a.sse
+}

@@ -98,7 +98,7 @@ func TestLegacyRefusedGetLeavesNoRecord(t *testing.T) {
 func TestAcceptQuotedQ(t *testing.T) {
 	r := httptest.NewRequest("GET", "/mcp", nil)
 	r.Header.Set("Accept", `text/event-stream;ext="a;q=0;b", application/json`)
-	if a := parseAccept(r); !a.sse {
+	if !acceptsSSE(r) {
 		t.Errorf("Accept %q: text/event-stream counted as refused", r.Header.Get("Accept"))
 	}
 }

@@ -121,7 +121,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r = trimHeaders(r)
 	switch rt := h.routeOf(r); rt.act {
 	case actPost:
-		h.servePost(w, r)
+		h.servePost(w, r, rt.accept)
 	case actLegacyPost:
 		h.serveLegacyPost(w, r)
 	case actLegacyGet:
@@ -139,13 +139,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // servePost reads and classifies a POST body (classify.go) and hands it to
-// its era.
-func (h *Handler) servePost(w http.ResponseWriter, r *http.Request) {
+// its era; accept is what its answers may be (routeOf).
+func (h *Handler) servePost(w http.ResponseWriter, r *http.Request, accept acceptance) {
 	if err := checkContentType(r); err != nil {
 		writeRefusal(w, noID, err)
 		return
 	}
-	accept := parseAccept(r)
 	if !accept.json && !accept.sse {
 		writeRefusal(w, noID, errNotAcceptable)
 		return

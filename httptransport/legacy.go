@@ -28,10 +28,10 @@ func (h *Handler) serveLegacyGet(w http.ResponseWriter, r *http.Request) {
 		// The engine does not serve 2024-11-05: a GET that would open its
 		// event stream gets 405, as from a server without that transport.
 		w.Header().Set("Allow", "POST")
-		writeRefusal(w, noID, errModernGet)
+		writeRefusal(w, noID, errNoLegacy)
 		return
 	}
-	if !parseAccept(r).sse {
+	if !acceptsSSE(r) {
 		writeRefusal(w, noID, errNotAcceptableSSE)
 		return
 	}

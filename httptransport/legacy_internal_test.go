@@ -2,7 +2,9 @@ package httptransport
 
 import (
 	"context"
+	"io"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -72,8 +74,8 @@ func (e versionsEngine) Describe(ctx context.Context) *Description {
 
 // TestLegacyFollowsEngineVersions: an engine that does not serve
 // 2024-11-05 gets no 2024-11-05 session: the GET that would open one gets
-// 405, as from a server without that transport, and the engine opens
-// nothing.
+// 405, as from a server without that transport, with an error naming the
+// transport to use, and the engine opens nothing.
 func TestLegacyFollowsEngineVersions(t *testing.T) {
 	te := NewTestEngine()
 	s := StartTestServer(t, te, nil, nil, false)
@@ -81,9 +83,13 @@ func TestLegacyFollowsEngineVersions(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	resp := s.Open(ctx, "GET", http.Header{"Accept": {"text/event-stream"}}, "")
+	body, _ := io.ReadAll(resp.Body) // a stream wrongly opened ends with ctx
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "POST" {
 		t.Errorf("2024-11-05 GET to an engine without it: %d %v", resp.StatusCode, resp.Header)
+	}
+	if !strings.Contains(string(body), "use Streamable HTTP") {
+		t.Errorf("2024-11-05 GET to an engine without it: %s, want the error to name the transport to use", body)
 	}
 	te.Mu.Lock()
 	opened := len(te.Outs)

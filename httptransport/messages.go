@@ -3,7 +3,6 @@ package httptransport
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"sync"
 
 	"github.com/mcpmount/mcpmount/httptransport/internal/output"
@@ -15,10 +14,12 @@ import (
 // for notifications/cancelled, to the call they name), and requests become
 // calls. An answer or a cancellation for a call on another instance goes
 // there through the store's SessionRelay, if it has one (sessionrelay.go).
-// Without requests the answer is 202 (spec 2025-11-25 basic/transports#sending-messages-to-the-server, P4). A batch
-// (2025-03-26) is answered as JSON-RPC answers batches: one response per
-// request, and an error for each member that is not a valid message (with
-// its id when it has one, else null), as an array or as SSE events.
+// Without requests the answer is 202 (spec 2025-11-25
+// basic/transports#sending-messages-to-the-server, P4), or 204 to a plain
+// JSON-RPC client (acceptance.ackStatus). A batch (2025-03-26) is answered
+// as JSON-RPC answers batches: one response per request, and an error for
+// each member that is not a valid message (with its id when it has one,
+// else null), as an array or as SSE events.
 func (h *Handler) serveMessages(x *exchange, req *request) {
 	w, r, ls, accept := x.w, x.r, x.ls, x.accept
 	var (
@@ -57,7 +58,7 @@ func (h *Handler) serveMessages(x *exchange, req *request) {
 	}
 	switch {
 	case len(calls) == 0 && len(refused) == 0:
-		w.WriteHeader(http.StatusAccepted)
+		w.WriteHeader(accept.ackStatus())
 	case !req.batch:
 		st := h.newStream(w, accept, output.Role{ReqID: calls[0].ID})
 		h.runCall(x, calls[0], st)

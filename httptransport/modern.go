@@ -38,7 +38,7 @@ const methodListen = "subscriptions/listen"
 // written after (the stream ends without an event, which nobody reads).
 func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *request, accept acceptance) {
 	m := req.msgs[0]
-	version, ok := h.admitModern(w, r, req)
+	version, ok := h.admitModern(w, r, req, accept)
 	if !ok {
 		return
 	}
@@ -98,12 +98,13 @@ func (h *Handler) serveModern(w http.ResponseWriter, r *http.Request, req *reque
 
 // admitModern checks a 2026-07-28 POST before its call starts, answering
 // it and reporting false when nothing is to run: a malformed message or a
-// response gets its refusal, a notification 202 (no client notification
-// is defined over 2026-07-28 HTTP; spec 2026-07-28
-// basic/transports/streamable-http lets the server accept and ignore it),
-// and a request failing its version, _meta or standard headers 400. It
-// returns the request's protocol version.
-func (h *Handler) admitModern(w http.ResponseWriter, r *http.Request, req *request) (string, bool) {
+// response gets its refusal, a notification 202, or 204 to a plain
+// JSON-RPC client (acceptance.ackStatus; no client notification is defined
+// over 2026-07-28 HTTP; spec 2026-07-28 basic/transports/streamable-http
+// lets the server accept and ignore it), and a request failing its
+// version, _meta or standard headers 400. It returns the request's
+// protocol version.
+func (h *Handler) admitModern(w http.ResponseWriter, r *http.Request, req *request, accept acceptance) (string, bool) {
 	m := req.msgs[0]
 	switch {
 	case req.errs[0] != nil:
@@ -113,7 +114,7 @@ func (h *Handler) admitModern(w http.ResponseWriter, r *http.Request, req *reque
 		writeRefusal(w, m.ID, errModernBody)
 		return "", false
 	case m.IsNotification():
-		w.WriteHeader(http.StatusAccepted)
+		w.WriteHeader(accept.ackStatus())
 		return "", false
 	}
 	desc := h.engine.Describe(r.Context())

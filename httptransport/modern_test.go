@@ -175,9 +175,11 @@ func TestModernHeaderNamesAnyCase(t *testing.T) {
 }
 
 // TestModernGetDelete: GET and DELETE naming 2026-07-28 get 405; naming a
-// version not served, 400.
+// version not served, 400. (Without Options.RequireSessionID such a GET
+// that accepts text/event-stream is the 2024-11-05 handshake:
+// TestLegacyGetWhateverVersion.)
 func TestModernGetDelete(t *testing.T) {
-	s := httptransport.NewTestServer(t, nil)
+	s := httptransport.NewTestServer(t, &httptransport.Options{RequireSessionID: true})
 	for _, method := range []string{"GET", "DELETE"} {
 		h := http.Header{}
 		h.Set("Mcp-Protocol-Version", httptransport.Version20260728)

@@ -46,7 +46,8 @@ const (
 	// without sessions.
 	TransportModern Transport = "2026-07-28"
 	// TransportStreamable is the 2025-era Streamable HTTP transport, with
-	// sessions or (Options.Stateless) without.
+	// sessions or without (Options.Stateless, a plain JSON-RPC client that
+	// sends no session id).
 	TransportStreamable Transport = "streamable-http"
 	// TransportSSE is the 2024-11-05 HTTP+SSE transport: a GET event
 	// stream and POSTs to the endpoint it names.

@@ -109,4 +109,6 @@ var refusalReasons = map[*httpError]string{
 	errReinitialize:       "reinitialize",
 	errModernGet:          "method_not_allowed",
 	errModernBody:         "bad_request",
+	errStatelessGet:       "sessions_off",
+	errNoLegacy:           "method_not_allowed",
 }

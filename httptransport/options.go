@@ -56,6 +56,21 @@ type Options struct {
 	// this says.
 	Stateless bool
 
+	// RequireSessionID, off by default, serves every client as a
+	// Streamable HTTP client that keeps its session: a 2025-era request
+	// other than initialize without Mcp-Session-Id gets 400 (spec
+	// 2025-11-25 basic/transports#session-management, for servers that
+	// require sessions), and so does a GET without one that names a
+	// 2025-era version. Off, clients the spec's Streamable HTTP rules do not
+	// describe are served too: a POST whose Accept does not name
+	// text/event-stream is a plain JSON-RPC client's, answered with JSON
+	// only, with 204 where a Streamable HTTP client gets 202, and served on
+	// its own, as with Stateless, when it sends no session id; a GET without
+	// a session id that accepts text/event-stream opens a 2024-11-05 event
+	// stream, whatever MCP-Protocol-Version it names. Ignored with
+	// Stateless, which mints no session ids to require.
+	RequireSessionID bool
+
 	// Sessions stores 2025-era and 2024-11-05 sessions. Nil means an
 	// in-memory store owned by the handler; pass a shared store to let a
 	// session be served by any instance. A store passed here is taken as
@@ -274,6 +289,7 @@ type config struct {
 	anyOrigin        bool
 	allowedHosts     map[string]bool
 	stateless        bool
+	requireSessionID bool         // Options.RequireSessionID, unless Stateless
 	sharedSessions   bool         // Options.Sessions set: other instances may share it
 	relay            SessionRelay // Options.Sessions, if shared and it implements SessionRelay
 	idleTimeout      time.Duration
@@ -308,6 +324,7 @@ func newConfig(o *Options) config {
 		maxBody:          orDefault(o.MaxBodyBytes, 4<<20),
 		maxBatch:         orDefault(o.MaxBatchMessages, 100),
 		stateless:        o.Stateless,
+		requireSessionID: o.RequireSessionID && !o.Stateless,
 		sharedSessions:   o.Sessions != nil,
 		idleTimeout:      orDefault(o.SessionIdleTimeout, 10*time.Minute),
 		handshakeTimeout: orDefault(o.HandshakeTimeout, 10*time.Second),

@@ -17,13 +17,14 @@ const (
 )
 
 // route is routeOf's answer: the action, the session a GET or DELETE
-// names, and for actRefuse the refusal and the Allow header to send with
-// it, if any.
+// names, what a POST's answers may be, and for actRefuse the refusal and
+// the Allow header to send with it, if any.
 type route struct {
-	act   action
-	sid   string
-	herr  *httpError
-	allow string
+	act    action
+	sid    string
+	accept acceptance
+	herr   *httpError
+	allow  string
 }
 
 func refuse(herr *httpError, allow string) route {
@@ -36,15 +37,17 @@ var errMethodNotAllowed = refusal(http.StatusMethodNotAllowed, -32000, "method n
 //
 //   - POST to ?sessionId=: a 2024-11-05 client's message (spec 2024-11-05
 //     basic/transports#http-with-sse); any other POST is served by its
-//     body's era.
+//     body's era, and by its Accept (postAccept) as a Streamable HTTP or a
+//     plain JSON-RPC client's.
+//   - GET without a session id or Last-Event-ID: the 2024-11-05 handshake
+//     (legacyHandshake), or the refusal of a 2025-era standalone stream
+//     without a session.
 //   - GET or DELETE naming a version later than the 2025 eras, without a
 //     session: 405 (2026-07-28 has no GET stream and no sessions), or 400
 //     for a version not served (spec 2025-11-25
 //     basic/transports#protocol-version-header).
-//   - GET without a session id or Last-Event-ID, at 2024-11-05 or naming
-//     no version: the 2024-11-05 handshake; any other GET a 2025-era
-//     session's stream (spec 2025-11-25
-//     basic/transports#listening-for-messages-from-the-server).
+//   - any other GET: a 2025-era session's stream, new or resumed (spec
+//     2025-11-25 basic/transports#listening-for-messages-from-the-server).
 //   - DELETE: ends the 2025-era session it names (spec 2025-11-25
 //     basic/transports#session-management).
 //
@@ -55,8 +58,12 @@ func (h *Handler) routeOf(r *http.Request) route {
 		if r.URL.RawQuery != "" && r.URL.Query().Has(legacySessionParam) {
 			return route{act: actLegacyPost}
 		}
-		return route{act: actPost}
-	case http.MethodGet, http.MethodDelete:
+		return route{act: actPost, accept: h.postAccept(r)}
+	case http.MethodGet:
+		if h.legacyHandshake(r) {
+			return route{act: actLegacyGet}
+		}
+	case http.MethodDelete:
 	default:
 		return refuse(errMethodNotAllowed, "GET, POST, DELETE, OPTIONS")
 	}
@@ -79,19 +86,52 @@ func (h *Handler) routeOf(r *http.Request) route {
 		}
 		return route{act: actDelete, sid: sid}
 	}
-	if sid == "" && r.Header.Get("Last-Event-Id") == "" {
-		switch v := r.Header.Get("Mcp-Protocol-Version"); {
-		case v == "" || v == Version20241105:
-			return route{act: actLegacyGet}
-		case h.cfg.stateless:
-			// A 2025-era client's standalone stream needs a session.
-			return refuse(errSessionsOff, "POST")
-		default:
-			return refuse(errSessionMissing, "")
-		}
-	}
-	if h.cfg.stateless {
+	switch {
+	case sid == "" && r.Header.Get("Last-Event-Id") == "" && h.cfg.stateless:
+		// A 2025-era client's standalone stream needs a session.
+		return refuse(errStatelessGet, "POST")
+	case sid == "" && r.Header.Get("Last-Event-Id") == "":
+		return refuse(errSessionMissing, "")
+	case h.cfg.stateless:
 		return refuse(errSessionsOff, "POST")
 	}
 	return route{act: actStreamGet, sid: sid}
+}
+
+// legacyHandshake reports whether GET r opens a 2024-11-05 event stream
+// (spec 2024-11-05 basic/transports#http-with-sse): it names no session and
+// resumes no stream, and it names no MCP-Protocol-Version or 2024-11-05,
+// or it accepts text/event-stream, whatever version it names. A 2025-era
+// client's standalone GET carries the session id initialize gave it (spec
+// 2025-11-25 basic/transports#session-management) and 2026-07-28 clients
+// send no GET (spec 2026-07-28 basic/transports/streamable-http), so
+// nothing else can be meant: some 2024-11-05 clients name their newest
+// version on every request (the AI SDK's SSE transport names 2025-11-25).
+// That holds only where 2025-era clients have session ids to send: with
+// Options.Stateless they have none, and Options.RequireSessionID asks for
+// the strict rule, so there a version other than 2024-11-05 decides.
+func (h *Handler) legacyHandshake(r *http.Request) bool {
+	if len(r.Header.Values("Mcp-Session-Id")) > 0 || r.Header.Get("Last-Event-Id") != "" {
+		return false
+	}
+	if v := r.Header.Get("Mcp-Protocol-Version"); v == "" || v == Version20241105 {
+		return true
+	}
+	return !h.cfg.stateless && !h.cfg.requireSessionID && acceptsSSE(r)
+}
+
+// postAccept is what a POST's answers may be. A POST whose Accept does not
+// name text/event-stream is a plain JSON-RPC client's, by our choice: the
+// spec's Streamable HTTP clients must name it (spec 2025-11-25
+// basic/transports#sending-messages-to-the-server). Such a client is
+// answered with JSON only, with 204 where a Streamable HTTP client gets
+// 202, and without a session id it is served on its own, as with
+// Options.Stateless (serveSessionless). With Options.RequireSessionID
+// every client is a Streamable HTTP client.
+func (h *Handler) postAccept(r *http.Request) acceptance {
+	a, namesSSE := parseAccept(r)
+	if namesSSE || !a.json || h.cfg.requireSessionID {
+		return a
+	}
+	return acceptance{json: true, plain: true}
 }

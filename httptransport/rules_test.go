@@ -91,38 +91,49 @@ func TestNoIDsWithoutResumability(t *testing.T) {
 
 // TestGetDeleteNeedSessionID: on a server with sessions, a 2025-era GET
 // or DELETE without Mcp-Session-Id gets 400: a client that lost its id
-// learns it, instead of getting a 2024-11-05 event stream, a 405 (which
-// says the server has no such stream) or a 200 that ended nothing. A GET
-// with no session id and no 2025-era sign (no MCP-Protocol-Version, no
-// Last-Event-ID) is the 2024-11-05 handshake, tested elsewhere. Digest
-// 1.8 ("SHOULD answer 400 to a request … that has no session id").
+// learns it, instead of a 405 (which says the server has no such stream)
+// or a 200 that ended nothing. A GET that accepts text/event-stream with
+// no session id and no Last-Event-ID is the 2024-11-05 handshake, whatever
+// version it names (TestLegacyGetWhateverVersion), but with
+// Options.RequireSessionID, where one naming a 2025-era version gets 400
+// too. Digest 1.8 ("SHOULD answer 400 to a request … that has no session
+// id").
 func TestGetDeleteNeedSessionID(t *testing.T) {
-	s := httptransport.NewTestServer(t, nil)
-	sid := s.Initialize(httptransport.Version20251125)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
 	resume := httptransport.GetHeaders("", "")
 	resume.Set("Last-Event-ID", "x_1")
-	for _, tc := range []struct {
-		name   string
-		method string
-		header http.Header
-	}{
-		{"GET, 2025-11-25", "GET", httptransport.GetHeaders("", httptransport.Version20251125)},
-		{"GET, 2025-06-18", "GET", httptransport.GetHeaders("", httptransport.Version20250618)},
-		{"GET with Last-Event-ID", "GET", resume},
-		{"DELETE, 2025-11-25", "DELETE", httptransport.SessionHeaders("", httptransport.Version20251125)},
-		{"DELETE, no version", "DELETE", httptransport.SessionHeaders("", "")},
-	} {
-		// Not s.do: a stream wrongly opened would never end.
-		resp := s.Open(ctx, tc.method, tc.header, "")
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusBadRequest {
-			t.Errorf("%s without Mcp-Session-Id: %d %s", tc.name, resp.StatusCode, resp.Header.Get("Content-Type"))
+	jsonOnly := httptransport.GetHeaders("", httptransport.Version20251125)
+	jsonOnly.Set("Accept", "application/json")
+	for _, strict := range []bool{false, true} {
+		s := httptransport.NewTestServer(t, &httptransport.Options{RequireSessionID: strict})
+		sid := s.Initialize(httptransport.Version20251125)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		for _, tc := range []struct {
+			name       string
+			method     string
+			header     http.Header
+			strictOnly bool
+		}{
+			{"GET, 2025-11-25", "GET", httptransport.GetHeaders("", httptransport.Version20251125), true},
+			{"GET, 2025-06-18", "GET", httptransport.GetHeaders("", httptransport.Version20250618), true},
+			{"GET, 2025-11-25, no text/event-stream", "GET", jsonOnly, false},
+			{"GET with Last-Event-ID", "GET", resume, false},
+			{"DELETE, 2025-11-25", "DELETE", httptransport.SessionHeaders("", httptransport.Version20251125), false},
+			{"DELETE, no version", "DELETE", httptransport.SessionHeaders("", ""), false},
+		} {
+			if tc.strictOnly && !strict {
+				continue
+			}
+			// Not s.do: a stream wrongly opened would never end.
+			resp := s.Open(ctx, tc.method, tc.header, "")
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusBadRequest {
+				t.Errorf("RequireSessionID %v, %s without Mcp-Session-Id: %d %s", strict, tc.name, resp.StatusCode, resp.Header.Get("Content-Type"))
+			}
 		}
-	}
-	if resp, body := s.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); resp.StatusCode != http.StatusOK {
-		t.Errorf("the session after the refused DELETEs: %d %s", resp.StatusCode, body)
+		if resp, body := s.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); resp.StatusCode != http.StatusOK {
+			t.Errorf("RequireSessionID %v: the session after the refused DELETEs: %d %s", strict, resp.StatusCode, body)
+		}
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 // or of a stream the Last-Event-ID names (routeOf).
 func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request, sid string) {
 	lastID := r.Header.Get("Last-Event-Id")
-	if !parseAccept(r).sse {
+	if !acceptsSSE(r) {
 		writeRefusal(w, noID, errNotAcceptableSSE)
 		return
 	}

@@ -9,7 +9,8 @@ import (
 
 // serveStreamablePost answers a POST under the 2025-era rules (spec 2025-11-25 basic/transports#streamable-http):
 // initialize creates a session; every later request names it in
-// Mcp-Session-Id; a request without one gets 400 and an unknown one 404.
+// Mcp-Session-Id; a request without one gets 400 (but see
+// serveSessionless) and an unknown one 404.
 func (h *Handler) serveStreamablePost(w http.ResponseWriter, r *http.Request, req *request, accept acceptance) {
 	first := req.msgs[0]
 	if !req.batch {
@@ -66,11 +67,15 @@ func (h *Handler) serveStreamablePost(w http.ResponseWriter, r *http.Request, re
 }
 
 // serveSessionless serves a 2025-era POST that names no session: refused
-// with 400, but for Options.Stateless, which serves it on its own at the
-// version its MCP-Protocol-Version header names (spec 2025-11-25
-// basic/transports#protocol-version-header: none means 2025-03-26).
+// with 400 (spec 2025-11-25 basic/transports#session-management: a server
+// that requires sessions SHOULD), but for Options.Stateless and a plain
+// JSON-RPC client (routeOf), which are served on their own, as a 2026-07-28
+// request is, at the version the MCP-Protocol-Version header names (spec
+// 2025-11-25 basic/transports#protocol-version-header: none means
+// 2025-03-26). Without a session the call reaches no session's state, and
+// cannot ask the client anything (Call.Send).
 func (h *Handler) serveSessionless(w http.ResponseWriter, r *http.Request, req *request, accept acceptance, header string) {
-	if !h.cfg.stateless {
+	if !h.cfg.stateless && !accept.plain {
 		writeRefusal(w, req.msgs[0].ID, errSessionMissing)
 		return
 	}

@@ -92,3 +92,15 @@ export async function checkCancel(callTool, flavour, { rejectWithinMs = 1000, se
   // The connection is still usable afterwards.
   assert.equal(textOf(await callTool('slow_status', { id })), 'cancelled');
 }
+
+// SIMPLE_TEXT is what the fixture tool test_simple_text answers.
+export const SIMPLE_TEXT = 'This is a simple text response for testing.';
+
+// checkListAndCall lists the server's tools and calls test_simple_text
+// through client's listTools() and callTool({ name, arguments }), which
+// the TS SDK's Client and the AI SDK's MCP client both have.
+export async function checkListAndCall(client) {
+  const { tools } = await client.listTools();
+  assert.ok(tools.some((t) => t.name === 'test_simple_text'), `tools/list names test_simple_text (got ${tools.length} tools)`);
+  assert.equal(textOf(await client.callTool({ name: 'test_simple_text', arguments: {} })), SIMPLE_TEXT);
+}

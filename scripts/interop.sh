@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Runs the interop tests in interop/ (TS SDK v1 over Streamable HTTP and over
-# legacy SSE, TS SDK v2 at 2026-07-28) against the example server in
-# examples/conformance, with a random bearer token that the clients must send.
+# legacy SSE, TS SDK v2 at 2026-07-28, the AI SDK's MCP client over 'http' and
+# 'sse', a plain JSON-RPC client, mcp-remote in each transport strategy)
+# against the example server in examples/conformance, with a random bearer
+# token that the clients must send.
 #
 #   scripts/interop.sh
 #
 # Environment:
-#   INTEROP_NODE      Node.js used to run the tests (default: node on PATH, >= 20; else the pinned Node)
+#   INTEROP_NODE      Node.js used to run the tests (default: find_node's, >= 22)
 #   INTEROP_TIMEOUT   seconds allowed for the test run (default 300)
 #   MCP_TOKEN         bearer token to use (default: random)
 #   INTEROP_NO_TOKEN  set to 1 to run without any bearer token
@@ -37,14 +39,8 @@ command -v go >/dev/null || die "go not found"
 ensure_node_modules
 find_node
 
-TEST_NODE=${INTEROP_NODE:-}
-if [ -z "$TEST_NODE" ]; then
-  TEST_NODE=$NODE
-  if command -v node >/dev/null &&
-    [ "$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)" -ge 20 ]; then
-    TEST_NODE=$(command -v node)
-  fi
-fi
+# The AI SDK's MCP client needs Node 22 or later, as find_node's choice is.
+TEST_NODE=${INTEROP_NODE:-$NODE}
 
 log "building examples/conformance..."
 build_server "$WORK"
