@@ -42,11 +42,16 @@ type liveSession struct {
 	// write it back.
 	recMu sync.Mutex
 
-	mu         sync.Mutex
-	calls      map[string]*Call          // in flight, by request id (ID.Key)
-	pending    map[string]pendingReply   // server requests awaiting answers (ID.Key)
-	streams    map[string]*output.Stream // live call streams, by stream id
-	standalone *output.Stream            // GET stream (2025) or event stream (2024-11-05)
+	mu      sync.Mutex
+	calls   map[string]*Call          // in flight, by request id (ID.Key)
+	pending map[string]pendingReply   // server requests awaiting answers (ID.Key)
+	streams map[string]*output.Stream // live call streams, by stream id
+	// relays are the outputs of calls relayed to another stream (a
+	// 2024-11-05 call's to the event stream, a batch member's to the
+	// batch's), kept until the call is removed: its id is released before
+	// its answer is written, its output only after.
+	relays     map[*output.Relay]bool
+	standalone *output.Stream // GET stream (2025) or event stream (2024-11-05)
 	nextStream int
 	nextReq    int
 	active     int // calls in flight and attached GET streams
@@ -87,6 +92,7 @@ func (h *Handler) newLiveSession(sess *Session, owner, addr string, release func
 		calls:    make(map[string]*Call),
 		pending:  make(map[string]pendingReply),
 		streams:  make(map[string]*output.Stream),
+		relays:   make(map[*output.Relay]bool),
 		lastUsed: time.Now(),
 	}
 	ls.ctx, ls.stop = context.WithCancel(h.ctx)
@@ -177,6 +183,9 @@ func (ls *liveSession) addCall(c *Call) *jsonrpc.Error {
 		return jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "request id already in flight in this session")
 	}
 	ls.calls[key] = c
+	if r, ok := c.out.(*output.Relay); ok {
+		ls.relays[r] = true
+	}
 	ls.active++
 	return nil
 }
@@ -215,8 +224,11 @@ func (ls *liveSession) removeCall(c *Call) {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	ls.releaseIDLocked(c)
-	if st, ok := c.out.(*output.Stream); ok {
-		delete(ls.streams, st.ID())
+	switch out := c.out.(type) {
+	case *output.Stream:
+		delete(ls.streams, out.ID())
+	case *output.Relay:
+		delete(ls.relays, out)
 	}
 	for k, p := range ls.pending {
 		if p.call == c {
@@ -363,8 +375,8 @@ func (ls *liveSession) idleLocked(now time.Time, d time.Duration) bool {
 func (ls *liveSession) closeStreams() {
 	var answers []<-chan struct{}
 	ls.mu.Lock()
-	for _, c := range ls.calls {
-		if r, ok := c.out.(*output.Relay); ok && ls.sess.Legacy {
+	for r := range ls.relays {
+		if ls.sess.Legacy {
 			answers = append(answers, r.Done())
 		}
 	}
@@ -408,11 +420,9 @@ func (ls *liveSession) endIf(ctx context.Context, forget bool, cond func() bool)
 	// A 2024-11-05 call's answer goes on the event stream: a call the
 	// session's end abandons is answered there first (with -32000 when
 	// Shutdown abandons it), not after the stream has gone.
-	var relays []callOutput
-	for _, c := range ls.calls {
-		if _, ok := c.out.(*output.Relay); ok {
-			relays = append(relays, c.out)
-		}
+	relays := make([]*output.Relay, 0, len(ls.relays))
+	for r := range ls.relays {
+		relays = append(relays, r)
 	}
 	unsubscribe := ls.unsubscribe
 	ls.unsubscribe = nil

@@ -96,11 +96,17 @@ func (h *Handler) hold(x *exchange, st *output.Stream, detached <-chan struct{},
 	if h.park(w, r, st, over) {
 		return
 	}
+	// Shutdown ends a 2024-11-05 event stream itself, once the answers it
+	// carries are out (liveSession.closeStreams).
+	shutdown := h.shutdownC
+	if ls.sess.Legacy {
+		shutdown = nil
+	}
 	select {
 	case <-detached:
 	case <-st.Done():
 	case <-r.Context().Done():
-	case <-h.shutdownC:
+	case <-shutdown:
 	case <-h.watchServer(r).downC(): // http.Server.Shutdown waits for this handler
 	}
 	st.Detach()

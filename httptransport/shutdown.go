@@ -4,8 +4,6 @@ import (
 	"context"
 	"sync"
 	"time"
-
-	"github.com/mcpmount/mcpmount/httptransport/internal/output"
 )
 
 // Shutdown stops accepting requests, ends every 2026-07-28 listen stream
@@ -82,10 +80,8 @@ func answerLegacyCalls(sessions []*liveSession, grace time.Duration) {
 			continue
 		}
 		ls.mu.Lock()
-		for _, c := range ls.calls {
-			if r, ok := c.out.(*output.Relay); ok {
-				wg.Go(r.Cut)
-			}
+		for r := range ls.relays {
+			wg.Go(r.Cut)
 		}
 		ls.mu.Unlock()
 	}
