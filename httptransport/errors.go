@@ -46,6 +46,7 @@ var (
 	errBatchNotAllowed  = refusal(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "batches are accepted only from 2025-03-26 clients")
 	errInitInBatch      = refusal(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "initialize must not be part of a batch")
 	errReinitialize     = refusal(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "session already initialized")
+	errBareGet          = refusal(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "this is an MCP endpoint: POST JSON-RPC messages to it, or GET it with Accept: text/event-stream to open an HTTP+SSE stream")
 	errModernGet        = refusal(http.StatusMethodNotAllowed, jsonrpc.CodeServerError, "method not allowed")
 	errModernBody       = refusal(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "a 2026-07-28 body must be one request or notification")
 

@@ -54,3 +54,31 @@ func TestStatelessGetNamesTransport(t *testing.T) {
 		t.Errorf("stateless GET: %s, want the error to name the transports to use", body)
 	}
 }
+
+// TestBareGet: a GET that asks for no event stream by name (no Accept,
+// curl's */*, a browser's text/html with */*) is not an MCP client's: it
+// gets 400 at once with a message saying what the URL takes, where it
+// opened a 2024-11-05 stream that never ended. A GET refusing
+// text/event-stream still gets 406.
+func TestBareGet(t *testing.T) {
+	t.Parallel()
+	s := httptransport.NewTestServer(t, nil)
+	for _, accept := range []string{"", "*/*", "text/html,application/xhtml+xml,*/*;q=0.8", "text/*"} {
+		h := http.Header{}
+		if accept != "" {
+			h.Set("Accept", accept)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		resp := s.Open(ctx, "GET", h, "")
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		cancel()
+		if err != nil || resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "Accept: text/event-stream") {
+			t.Errorf("GET with Accept %q: %d %s (%v), want 400 saying what the URL takes", accept, resp.StatusCode, body, err)
+		}
+	}
+	resp, _ := s.Do("GET", http.Header{"Accept": {"application/json"}}, "")
+	if resp.StatusCode != http.StatusNotAcceptable {
+		t.Errorf("GET with Accept application/json: %d, want 406", resp.StatusCode)
+	}
+}

@@ -108,6 +108,7 @@ var refusalReasons = map[*httpError]string{
 	errInitInBatch:        "init_in_batch",
 	errReinitialize:       "reinitialize",
 	errModernGet:          "method_not_allowed",
+	errBareGet:            "bare_get",
 	errModernBody:         "bad_request",
 	errStatelessGet:       "sessions_off",
 	errNoLegacy:           "method_not_allowed",

@@ -60,6 +60,9 @@ func (h *Handler) routeOf(r *http.Request) route {
 		}
 		return route{act: actPost, accept: h.postAccept(r)}
 	case http.MethodGet:
+		if bareGet(r) {
+			return refuse(errBareGet, "")
+		}
 		if h.legacyHandshake(r) {
 			return route{act: actLegacyGet}
 		}
@@ -96,6 +99,23 @@ func (h *Handler) routeOf(r *http.Request) route {
 		return refuse(errSessionsOff, "POST")
 	}
 	return route{act: actStreamGet, sid: sid}
+}
+
+// bareGet reports whether GET r names no session, resumes no stream and
+// takes text/event-stream only through a wildcard or no Accept at all: a
+// browser, a health check or `curl URL`, not an MCP client. Every MCP client's GET asks for an event
+// stream by name (spec 2024-11-05 basic/transports#http-with-sse uses
+// Server-Sent Events, whose clients send Accept: text/event-stream; spec
+// 2025-11-25 basic/transports#listening-for-messages-from-the-server
+// requires it), and such a GET would otherwise open a 2024-11-05 stream
+// that never ends. Our choice: 400 with a message that says what the URL
+// takes (health checks belong on a path of their own).
+func bareGet(r *http.Request) bool {
+	if len(r.Header.Values("Mcp-Session-Id")) > 0 || r.Header.Get("Last-Event-Id") != "" {
+		return false
+	}
+	a, namesSSE := parseAccept(r)
+	return a.sse && !namesSSE // one that refuses it gets 406, as before
 }
 
 // legacyHandshake reports whether GET r opens a 2024-11-05 event stream
