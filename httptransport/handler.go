@@ -45,13 +45,12 @@ type Handler struct {
 	bound                    *sessionBound // the instance's and each address's sessions (sessionbound.go)
 	handshakes               handshakes    // 2025-era initialize requests the engine has not answered yet
 
-	mu              sync.Mutex
-	live            map[string]*liveSession        // sessions served by this instance
-	listens         map[*output.Stream]*Call       // open 2026-07-28 subscriptions/listen streams
-	parked          map[*output.Stream]*parkedConn // streams taken over from net/http (park.go)
-	stopJanitorLoop context.CancelFunc             // ends the expiry loop; nil when none runs
+	mu      sync.Mutex
+	live    map[string]*liveSession        // sessions served by this instance
+	listens map[*output.Stream]*Call       // open 2026-07-28 subscriptions/listen streams
+	parked  map[*output.Stream]*parkedConn // streams taken over from net/http (park.go)
 
-	janitorWG sync.WaitGroup
+	janitor periodic // ends idle sessions (janitor.go)
 
 	versionsFor atomic.Pointer[versionsCache] // see versions
 

@@ -46,7 +46,7 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 		s.closeStreams()
 	}
 	done := h.inflight.close()
-	h.stopJanitor()
+	h.janitor.halt()
 	select {
 	case <-done:
 	case <-ctx.Done():
