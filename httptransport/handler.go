@@ -30,7 +30,8 @@ type Handler struct {
 	cfg      config
 	out      *output.Config // what its streams and relays share (outputs.go)
 	sessions SessionStore
-	tag      string // prefixes this instance's session and stream ids, unique in a shared store
+	tag      string         // prefixes this instance's session and stream ids, unique in a shared store
+	watch    *instanceWatch // this instance's liveness record, and verdicts on others' (livewatch.go)
 
 	// ctx lives as long as the handler; sessions and calls that outlive
 	// their HTTP request derive from it, so Shutdown can end them.
@@ -68,6 +69,7 @@ type Handler struct {
 // means defaults. Call Shutdown to end its sessions and streams.
 func New(engine Engine, opts *Options) *Handler {
 	cfg := newConfig(opts)
+	tag := newSessionID()[:instanceTagLen]
 	h := &Handler{
 		engine:    engine,
 		cfg:       cfg,
@@ -76,7 +78,8 @@ func New(engine Engine, opts *Options) *Handler {
 		live:      make(map[string]*liveSession),
 		listens:   make(map[*output.Stream]*Call),
 		parked:    make(map[*output.Stream]*parkedConn),
-		tag:       newSessionID()[:6],
+		tag:       tag,
+		watch:     newInstanceWatch(cfg.liveness, tag, cfg.livenessPeriod),
 		created:   time.Now(),
 		logs:      logval.NewLimiter(logEvery, logBurst, nil),
 	}

@@ -7,9 +7,9 @@ import (
 )
 
 // periodic is a loop of the handler's that runs a function at a fixed
-// interval (the janitor's rounds): started once, on the handler's first
-// session, and stopped for good by Shutdown. The zero value is ready to
-// start.
+// interval (the janitor's rounds, the renewals of the liveness record):
+// started once, on the handler's first session, and stopped for good by
+// Shutdown. The zero value is ready to start.
 type periodic struct {
 	mu      sync.Mutex
 	stop    context.CancelFunc // ends the loop; nil while none runs

@@ -157,13 +157,15 @@ func validSessionID(id string) bool {
 }
 
 // MemorySessionStore is the default SessionStore: records in a map, each
-// dropped when its time is up. It implements SessionRelay within the
-// process, so handlers sharing one store in a process relay to each other.
+// dropped when its time is up. It implements SessionRelay and Liveness
+// within the process, so handlers sharing one store in a process relay to
+// each other and answer for each other's calls.
 type MemorySessionStore struct {
-	mu      sync.Mutex
-	records map[string]memoryRecord
-	now     func() time.Time
-	relay   memoryRelay // memrelay.go
+	mu        sync.Mutex
+	records   map[string]memoryRecord
+	instances map[string]time.Time // liveness records' expiries (liveness.go)
+	now       func() time.Time
+	relay     memoryRelay // memrelay.go
 }
 
 type memoryRecord struct {
@@ -173,7 +175,7 @@ type memoryRecord struct {
 
 // NewMemorySessionStore returns an empty in-memory store.
 func NewMemorySessionStore() *MemorySessionStore {
-	return &MemorySessionStore{records: make(map[string]memoryRecord), now: time.Now}
+	return &MemorySessionStore{records: make(map[string]memoryRecord), instances: make(map[string]time.Time), now: time.Now}
 }
 
 func (m *MemorySessionStore) deadline(ttl time.Duration) time.Time {
@@ -243,7 +245,8 @@ func (m *MemorySessionStore) Delete(_ context.Context, id string) error {
 	return nil
 }
 
-// Sweep drops expired records and returns how many it dropped.
+// Sweep drops expired session records, and expired liveness records
+// (Liveness), and returns how many session records it dropped.
 func (m *MemorySessionStore) Sweep() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -252,6 +255,11 @@ func (m *MemorySessionStore) Sweep() int {
 		if !r.expires.IsZero() && now.After(r.expires) {
 			delete(m.records, id)
 			n++
+		}
+	}
+	for instance, expires := range m.instances {
+		if !now.Before(expires) {
+			delete(m.instances, instance)
 		}
 	}
 	return n
