@@ -14,7 +14,9 @@ import (
 //   - a client that resumes (Last-Event-ID) the stream of a call the
 //     stopped instance was running gets a JSON-RPC error for the call on
 //     the resumed stream (-32000, "the instance serving this call
-//     stopped"), instead of waiting for an answer that cannot come.
+//     stopped"), instead of waiting for an answer that cannot come;
+//   - the session's own messages are no longer forwarded to the GET stream
+//     the stopped instance held, but kept for the client's next GET.
 //
 // Each happens within twice the period of the instance stopping. The
 // session itself goes on: its record is in the store, and any instance

@@ -163,3 +163,46 @@ func TestLiveInstanceCallFollowed(t *testing.T) {
 		}
 	})
 }
+
+// TestStoppedInstanceGetStream: a session's messages stop going to the GET
+// stream held by an instance that stopped, within twice the liveness
+// period: a message sent after that waits on the instance that sent it,
+// and reaches the client when it resumes its GET stream there.
+func TestStoppedInstanceGetStream(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a, b, engines := livePair(t)
+		sid := bubbleInitialize(t, a)
+		if list := bubbleDo(b, "POST", "/mcp", SessionHeaders(sid, Version20251125), ListTools); list.Status() != http.StatusOK {
+			t.Fatalf("B: %d", list.Status())
+		}
+		get := bubbleDo(a, "GET", "/mcp", GetHeaders(sid, Version20251125), "")
+		r := get.SSE(t)
+		synctest.Wait() // B heard that A holds the stream
+		sendFromB := func(text string) {
+			t.Helper()
+			engines[1].Mu.Lock()
+			out := engines[1].Outs[sid]
+			engines[1].Mu.Unlock()
+			msg := jsonrpc.NewNotification("notifications/message", []byte(`{"level":"info","data":"`+text+`"}`))
+			if err := out.Send(context.Background(), msg); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sendFromB("before")
+		m, lastID := nextMessageOrNone(t, r)
+		if m == nil || !strings.Contains(string(m.Params), "before") {
+			t.Fatalf("A's GET stream: %+v, want B's message", m)
+		}
+
+		stop(a) // its GET stays attached there: nothing tells B it went
+		time.Sleep(2 * defaultLivenessPeriod)
+		synctest.Wait()
+		sendFromB("after")
+		resumed := bubbleDo(b, "GET", "/mcp", withLastEventID(GetHeaders(sid, Version20251125), lastID), "")
+		if m, _ := nextMessageWithin(t, resumed.SSE(t), time.Minute); m == nil || !strings.Contains(string(m.Params), "after") {
+			t.Fatalf("resumed on B: %+v, want B's message sent after A stopped", m)
+		}
+		resumed.cancel()
+		get.cancel()
+	})
+}
