@@ -16,7 +16,9 @@ import (
 //     the resumed stream (-32000, "the instance serving this call
 //     stopped"), instead of waiting for an answer that cannot come;
 //   - the session's own messages are no longer forwarded to the GET stream
-//     the stopped instance held, but kept for the client's next GET.
+//     the stopped instance held, but kept for the client's next GET;
+//   - a 2024-11-05 session whose event stream it held is gone: a POST for
+//     it gets 404, not a 202 for a message no instance will serve.
 //
 // Each happens within twice the period of the instance stopping. The
 // session itself goes on: its record is in the store, and any instance

@@ -206,3 +206,34 @@ func TestStoppedInstanceGetStream(t *testing.T) {
 		get.cancel()
 	})
 }
+
+// TestStoppedInstanceLegacySession: a 2024-11-05 session lives on the
+// instance holding its event stream; once that instance has stopped, a
+// POST for the session on another instance gets 404 within twice the
+// liveness period, instead of a 202 for a message no instance will
+// serve.
+func TestStoppedInstanceLegacySession(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a, b, _ := livePair(t)
+		get := bubbleDo(a, "GET", "/mcp", http.Header{"Accept": {"text/event-stream"}}, "")
+		e := get.SSE(t).Next()
+		if e.Name != "endpoint" {
+			t.Fatalf("first event %q, want endpoint", e.Name)
+		}
+		endpoint := string(e.Data)
+		post := func() int {
+			resp := bubbleDo(b, "POST", endpoint, http.Header{"Content-Type": {"application/json"}}, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+			resp.Body(t)
+			return resp.Status()
+		}
+		if code := post(); code != http.StatusAccepted {
+			t.Fatalf("POST on B while A lives: %d, want 202", code)
+		}
+		stop(a)
+		time.Sleep(2 * defaultLivenessPeriod)
+		if code := post(); code != http.StatusNotFound {
+			t.Errorf("POST on B twice the liveness period after A stopped: %d, want 404", code)
+		}
+		get.cancel()
+	})
+}

@@ -14,8 +14,9 @@ import (
 // The record lasts a period and is renewed every third of one, so a live
 // instance's record outlives two renewals that fail or come late. Another
 // instance reads a record only when it needs a verdict (a client resumed a
-// stream of that instance's, or a session's GET stream is there), and
-// keeps the verdict for a third of a period. An instance that stops at time t renewed last after
+// stream of that instance's, or POSTed for a 2024-11-05 session it held,
+// or a session's GET stream is there), and keeps the verdict for a third
+// of a period. An instance that stops at time t renewed last after
 // t - period/3, so its record is gone by t + period; one that waits on it
 // asks every third of a period, and may be answered from a verdict as old
 // as that, so it knows by t + 5/3 period: within twice the period.

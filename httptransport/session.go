@@ -95,6 +95,12 @@ type SessionRecord struct {
 	// State is the engine's state of the session (Session.State), JSON
 	// that the store keeps as it is.
 	State json.RawMessage `json:"state,omitempty"`
+	// Holder is the tag of the instance holding a 2024-11-05 session's
+	// event stream, when that instance keeps a liveness record
+	// (Liveness): once it stops renewing the record, other instances
+	// answer the session's POSTs with 404, as its stream ended with it.
+	// Empty otherwise.
+	Holder string `json:"holder,omitempty"`
 	// Pending marks a session whose initialize the engine has not
 	// accepted yet: requests naming it are answered as if it did not
 	// exist. The record is stored before the engine runs, so that the
