@@ -30,7 +30,8 @@ type Handler struct {
 	cfg      config
 	out      *output.Config // what its streams and relays share (outputs.go)
 	sessions SessionStore
-	tag      string // prefixes this instance's session and stream ids, unique in a shared store
+	tag      string         // prefixes this instance's session and stream ids, unique in a shared store
+	watch    *instanceWatch // this instance's liveness record, and verdicts on others' (livewatch.go)
 
 	// ctx lives as long as the handler; sessions and calls that outlive
 	// their HTTP request derive from it, so Shutdown can end them.
@@ -45,13 +46,12 @@ type Handler struct {
 	bound                    *sessionBound // the instance's and each address's sessions (sessionbound.go)
 	handshakes               handshakes    // 2025-era initialize requests the engine has not answered yet
 
-	mu              sync.Mutex
-	live            map[string]*liveSession        // sessions served by this instance
-	listens         map[*output.Stream]*Call       // open 2026-07-28 subscriptions/listen streams
-	parked          map[*output.Stream]*parkedConn // streams taken over from net/http (park.go)
-	stopJanitorLoop context.CancelFunc             // ends the expiry loop; nil when none runs
+	mu      sync.Mutex
+	live    map[string]*liveSession        // sessions served by this instance
+	listens map[*output.Stream]*Call       // open 2026-07-28 subscriptions/listen streams
+	parked  map[*output.Stream]*parkedConn // streams taken over from net/http (park.go)
 
-	janitorWG sync.WaitGroup
+	janitor periodic // ends idle sessions (janitor.go)
 
 	versionsFor atomic.Pointer[versionsCache] // see versions
 
@@ -69,6 +69,7 @@ type Handler struct {
 // means defaults. Call Shutdown to end its sessions and streams.
 func New(engine Engine, opts *Options) *Handler {
 	cfg := newConfig(opts)
+	tag := newSessionID()[:instanceTagLen]
 	h := &Handler{
 		engine:    engine,
 		cfg:       cfg,
@@ -77,7 +78,8 @@ func New(engine Engine, opts *Options) *Handler {
 		live:      make(map[string]*liveSession),
 		listens:   make(map[*output.Stream]*Call),
 		parked:    make(map[*output.Stream]*parkedConn),
-		tag:       newSessionID()[:6],
+		tag:       tag,
+		watch:     newInstanceWatch(cfg.liveness, tag, cfg.livenessPeriod),
 		created:   time.Now(),
 		logs:      logval.NewLimiter(logEvery, logBurst, nil),
 	}

@@ -10,33 +10,10 @@ import (
 
 // startJanitor starts, once, the loop that ends idle sessions.
 func (h *Handler) startJanitor() {
-	if h.cfg.idleTimeout <= 0 {
+	if h.cfg.idleTimeout <= 0 || h.closing.Load() {
 		return
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.stopJanitorLoop != nil || h.closing.Load() {
-		return
-	}
-	// Its context ends with the loop (stopJanitor, which Shutdown waits
-	// on), so that no store call of a round outlives it.
-	ctx, stop := context.WithCancel(h.ctx)
-	h.stopJanitorLoop = stop
-	interval := max(h.cfg.idleTimeout/4, 5*time.Millisecond)
-	h.janitorWG.Add(1)
-	go func() {
-		defer h.janitorWG.Done()
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case now := <-t.C:
-				h.expire(ctx, now)
-			}
-		}
-	}()
+	h.janitor.start(h.ctx, max(h.cfg.idleTimeout/4, 5*time.Millisecond), h.expire)
 }
 
 // expire ends the sessions idle for longer than the idle timeout: nothing
@@ -92,15 +69,4 @@ func (h *Handler) expire(ctx context.Context, now time.Time) {
 	if m, ok := h.sessions.(*MemorySessionStore); ok {
 		m.Sweep()
 	}
-}
-
-func (h *Handler) stopJanitor() {
-	h.mu.Lock()
-	stop := h.stopJanitorLoop
-	h.stopJanitorLoop = nil
-	h.mu.Unlock()
-	if stop != nil {
-		stop()
-	}
-	h.janitorWG.Wait()
 }

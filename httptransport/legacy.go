@@ -79,7 +79,7 @@ func (h *Handler) openLegacySession(r *http.Request, owner string) (*liveSession
 		// It expires with the idle timeout, so none outlives a crashed
 		// instance for good; while its stream is open other instances
 		// read it to relay the client's POSTs (legacyrelay.go).
-		err = h.sessions.Put(ctx, &SessionRecord{ID: sess.ID, Owner: owner, Version: sess.Version, Legacy: true}, max(h.cfg.idleTimeout, 0))
+		err = h.sessions.Put(ctx, &SessionRecord{ID: sess.ID, Owner: owner, Version: sess.Version, Legacy: true, Holder: h.legacyHolder(true)}, max(h.cfg.idleTimeout, 0))
 	})
 	if err != nil {
 		h.logError("mcp: storing legacy session failed", "error", logval.Err(err))

@@ -37,8 +37,8 @@ type legacyPost struct {
 // relayLegacyPost publishes m, POSTed by r for session sid, which no copy
 // here holds, to the instance holding the session's event stream. It
 // answers errSessionNotFound when there is no such session of the caller's
-// (or nothing to relay it with), errSessionUnavailable when the store or
-// the relay fails.
+// (or nothing to relay it with, or the instance holding its stream
+// stopped), errSessionUnavailable when the store or the relay fails.
 func (h *Handler) relayLegacyPost(r *http.Request, sid, owner string, m *jsonrpc.Message) *httpError {
 	relay := h.cfg.relay
 	if relay == nil {
@@ -53,6 +53,11 @@ func (h *Handler) relayLegacyPost(r *http.Request, sid, owner string, m *jsonrpc
 	case err != nil:
 		h.warn("mcp: reading the session from the store failed", "session", logval.String(sid), "error", logval.Err(err))
 		return errSessionUnavailable
+	case rec.Holder != "" && h.instanceStopped(r.Context(), rec.Holder):
+		// Its event stream ended with the instance that held it, and the
+		// session with its stream: no instance would serve the message.
+		h.withStore(r.Context(), func(ctx context.Context) { _ = h.sessions.Delete(ctx, sid) })
+		return errSessionNotFound
 	}
 	data, err := m.Encode()
 	if err != nil {
@@ -101,4 +106,14 @@ func (ls *liveSession) receivedLegacy(m *jsonrpc.Message) {
 			ls.standalone.SendRaw(output.ErrorBody(msg.ID, herr.rpc))
 		}
 	})
+}
+
+// legacyHolder is the Holder of the record of a session served here: this
+// instance's tag for a 2024-11-05 session, when it keeps a liveness
+// record.
+func (h *Handler) legacyHolder(legacy bool) string {
+	if !legacy || h.watch.store == nil {
+		return ""
+	}
+	return h.tag
 }

@@ -63,12 +63,12 @@ type liveSession struct {
 	// unsubscribe ends the session's SessionRelay subscription here
 	// (sessionrelay.go); nil when it has none.
 	unsubscribe func()
-	// streamAt is the tag of the copy of the session, on another instance,
-	// that holds its GET stream, as last heard (sessionfollow.go); "" when
-	// none is known to.
-	streamAt    string
-	streamAtGen uint64 // the Gen of the notice that named streamAt
-	streamGen   uint64 // this copy's attachments of the stream (streamNotice.Gen)
+	// streamAt is the tag of the copy, on another instance, holding the
+	// session's GET stream as last heard (sessionfollow.go); "" if none.
+	streamAt     string
+	streamAtGen  uint64 // the Gen of the notice that named streamAt
+	streamAtLive bool   // streamAt's instance keeps a liveness record (livewatch.go)
+	streamGen    uint64 // this copy's attachments of the stream (streamNotice.Gen)
 
 	// What the relay delivered for the session, run in order off its
 	// goroutine (liveSession.later).

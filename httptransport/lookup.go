@@ -116,6 +116,7 @@ func (h *Handler) adopt(ls *liveSession) (*liveSession, error) {
 	h.live[ls.id] = ls
 	h.mu.Unlock()
 	h.startJanitor()
+	h.startLiveness(ls.ctx)
 	ls.subscribe()
 	if err := h.engine.OpenSession(ls.ctx, ls.sess, ls); err != nil {
 		ls.end(context.WithoutCancel(ls.ctx), false)

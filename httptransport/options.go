@@ -89,8 +89,21 @@ type Options struct {
 	// notifications/cancelled), a session's own messages to its GET stream,
 	// and 2024-11-05 POSTs to their event stream; without it route by
 	// session (sticky sessions). One that also implements SessionRefresher
-	// reads a session's record in one round trip at each request.
+	// reads a session's record in one round trip at each request; one that
+	// implements Liveness lets the other instances answer for this one's
+	// calls and streams if it stops (LivenessPeriod).
 	Sessions SessionStore
+
+	// LivenessPeriod is how soon, with a shared store that implements
+	// Liveness, the other instances take this one for stopped once it
+	// stops renewing its liveness record (it renews it three times a
+	// period, each renewal lasting a period): within twice the period,
+	// a client resuming the stream of a call this instance was running
+	// gets a -32000 error for the call, "the instance serving this call
+	// stopped" (see Liveness for the rest). Zero means 5 seconds, so 10
+	// seconds at most; negative keeps no record, and such a call is never
+	// answered.
+	LivenessPeriod time.Duration
 
 	// SessionIdleTimeout ends a session that has had no request and no
 	// open stream for this long. Zero means 10 minutes; negative means
@@ -292,6 +305,8 @@ type config struct {
 	requireSessionID bool         // Options.RequireSessionID, unless Stateless
 	sharedSessions   bool         // Options.Sessions set: other instances may share it
 	relay            SessionRelay // Options.Sessions, if shared and it implements SessionRelay
+	liveness         Liveness     // Options.Sessions, if it implements Liveness and LivenessPeriod > 0
+	livenessPeriod   time.Duration
 	idleTimeout      time.Duration
 	handshakeTimeout time.Duration
 	events           EventStore
@@ -328,6 +343,7 @@ func newConfig(o *Options) config {
 		sharedSessions:   o.Sessions != nil,
 		idleTimeout:      orDefault(o.SessionIdleTimeout, 10*time.Minute),
 		handshakeTimeout: orDefault(o.HandshakeTimeout, 10*time.Second),
+		livenessPeriod:   orDefault(o.LivenessPeriod, 5*time.Second),
 		events:           o.Events,
 		retry:            o.RetryInterval,
 		keepAlive:        orDefault(o.KeepAlive, 15*time.Second),
@@ -357,6 +373,9 @@ func newConfig(o *Options) config {
 	}
 	if r, ok := o.Sessions.(SessionRelay); ok {
 		c.relay = r
+	}
+	if l, ok := o.Sessions.(Liveness); ok && c.livenessPeriod > 0 {
+		c.liveness = l
 	}
 	c.allowedOrigins, c.anyOrigin = originSet(o.AllowedOrigins)
 	c.allowedHosts = make(map[string]bool)

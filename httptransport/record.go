@@ -173,7 +173,7 @@ func (ls *liveSession) save(ctx context.Context) {
 			return
 		}
 	}
-	rec := &SessionRecord{ID: ls.id, Owner: ls.owner, Version: ls.sess.Version, Legacy: ls.sess.Legacy, State: ls.sess.State()}
+	rec := &SessionRecord{ID: ls.id, Owner: ls.owner, Version: ls.sess.Version, Legacy: ls.sess.Legacy, Holder: ls.h.legacyHolder(ls.sess.Legacy), State: ls.sess.State()}
 	if err := ls.h.sessions.Put(ctx, rec, ls.h.cfg.idleTimeout); err != nil {
 		ls.h.warn("mcp: saving session state failed", "session", logval.String(ls.id), "error", logval.Err(err))
 		return

@@ -29,7 +29,7 @@ func (h *Handler) streamFor(r *http.Request, ls *liveSession, lastID string) (st
 		return nil, 0, false, nil, errUnknownEventID
 	}
 	streamID, index, ok := parseEventID(lastID)
-	if !ok {
+	if !ok || output.IsCallRecord(streamID) {
 		return nil, 0, false, nil, errUnknownEventID
 	}
 	if streamID == ls.standalone.ID() {

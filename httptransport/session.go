@@ -95,6 +95,12 @@ type SessionRecord struct {
 	// State is the engine's state of the session (Session.State), JSON
 	// that the store keeps as it is.
 	State json.RawMessage `json:"state,omitempty"`
+	// Holder is the tag of the instance holding a 2024-11-05 session's
+	// event stream, when that instance keeps a liveness record
+	// (Liveness): once it stops renewing the record, other instances
+	// answer the session's POSTs with 404, as its stream ended with it.
+	// Empty otherwise.
+	Holder string `json:"holder,omitempty"`
 	// Pending marks a session whose initialize the engine has not
 	// accepted yet: requests naming it are answered as if it did not
 	// exist. The record is stored before the engine runs, so that the
@@ -157,13 +163,15 @@ func validSessionID(id string) bool {
 }
 
 // MemorySessionStore is the default SessionStore: records in a map, each
-// dropped when its time is up. It implements SessionRelay within the
-// process, so handlers sharing one store in a process relay to each other.
+// dropped when its time is up. It implements SessionRelay and Liveness
+// within the process, so handlers sharing one store in a process relay to
+// each other and answer for each other's calls.
 type MemorySessionStore struct {
-	mu      sync.Mutex
-	records map[string]memoryRecord
-	now     func() time.Time
-	relay   memoryRelay // memrelay.go
+	mu        sync.Mutex
+	records   map[string]memoryRecord
+	instances map[string]time.Time // liveness records' expiries (liveness.go)
+	now       func() time.Time
+	relay     memoryRelay // memrelay.go
 }
 
 type memoryRecord struct {
@@ -173,7 +181,7 @@ type memoryRecord struct {
 
 // NewMemorySessionStore returns an empty in-memory store.
 func NewMemorySessionStore() *MemorySessionStore {
-	return &MemorySessionStore{records: make(map[string]memoryRecord), now: time.Now}
+	return &MemorySessionStore{records: make(map[string]memoryRecord), instances: make(map[string]time.Time), now: time.Now}
 }
 
 func (m *MemorySessionStore) deadline(ttl time.Duration) time.Time {
@@ -243,7 +251,8 @@ func (m *MemorySessionStore) Delete(_ context.Context, id string) error {
 	return nil
 }
 
-// Sweep drops expired records and returns how many it dropped.
+// Sweep drops expired session records, and expired liveness records
+// (Liveness), and returns how many session records it dropped.
 func (m *MemorySessionStore) Sweep() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -252,6 +261,11 @@ func (m *MemorySessionStore) Sweep() int {
 		if !r.expires.IsZero() && now.After(r.expires) {
 			delete(m.records, id)
 			n++
+		}
+	}
+	for instance, expires := range m.instances {
+		if !now.Before(expires) {
+			delete(m.instances, instance)
 		}
 	}
 	return n

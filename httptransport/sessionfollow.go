@@ -49,6 +49,11 @@ type streamNotice struct {
 	// go of an older one, arriving after it attached a newer one (the relay
 	// may deliver out of order), changes nothing.
 	Gen uint64 `json:"gen,omitempty"`
+	// Live says the copy's instance keeps a liveness record (Liveness):
+	// should it stop renewing it, the session's messages stop going there
+	// (livewatch.go). Instances of earlier releases keep none, and never
+	// say so.
+	Live bool `json:"live,omitempty"`
 }
 
 // forwarded is a session message for the copy with tag To.
@@ -66,7 +71,7 @@ func (ls *liveSession) announceStream(ctx context.Context, held bool) {
 	}
 	gen := ls.streamGen
 	ls.mu.Unlock()
-	ls.notice(ctx, streamNotice{Tag: ls.tag, Held: held, Gen: gen})
+	ls.notice(ctx, streamNotice{Tag: ls.tag, Held: held, Gen: gen, Live: ls.h.watch.store != nil})
 }
 
 // reannounce says again that this copy holds the stream (an Ask's answer).
@@ -74,7 +79,7 @@ func (ls *liveSession) reannounce(ctx context.Context) {
 	ls.mu.Lock()
 	gen := ls.streamGen
 	ls.mu.Unlock()
-	ls.notice(ctx, streamNotice{Tag: ls.tag, Held: true, Gen: gen})
+	ls.notice(ctx, streamNotice{Tag: ls.tag, Held: true, Gen: gen, Live: ls.h.watch.store != nil})
 }
 
 // askStream asks, as the session starts being served here, which instance
@@ -147,7 +152,7 @@ func (ls *liveSession) receivedStream(m *jsonrpc.Message) {
 		default:
 			ls.mu.Lock()
 			if ls.streamAt == n.Tag && n.Gen >= ls.streamAtGen {
-				ls.streamAt = ""
+				ls.streamAt, ls.streamAtLive = "", false
 			}
 			ls.mu.Unlock()
 		}
@@ -170,7 +175,7 @@ func (ls *liveSession) moveStream(n streamNotice) {
 		return // kept here until the next GET, here or elsewhere
 	}
 	ls.mu.Lock()
-	ls.streamAt, ls.streamAtGen = n.Tag, n.Gen
+	ls.streamAt, ls.streamAtGen, ls.streamAtLive = n.Tag, n.Gen, n.Live
 	ls.mu.Unlock()
 	ls.forwardKept(ctx, n.Tag) // any kept while the first went
 }

@@ -34,7 +34,7 @@ func (h *Handler) serveGet(w http.ResponseWriter, r *http.Request, sid string) {
 		return
 	}
 	if st == nil {
-		h.replayEnded(w, r, ls, lastID)
+		h.resumeAbsent(w, r, ls, lastID) // orphan.go
 		return
 	}
 	owner := h.streams.owner(r.Context())

@@ -46,7 +46,7 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 		s.closeStreams()
 	}
 	done := h.inflight.close()
-	h.stopJanitor()
+	h.janitor.halt()
 	select {
 	case <-done:
 	case <-ctx.Done():
@@ -56,6 +56,9 @@ func (h *Handler) Shutdown(ctx context.Context) error {
 	for _, s := range sessions {
 		s.end(context.WithoutCancel(ctx), false)
 	}
+	// Renewed until now: the calls Shutdown waited for were this
+	// instance's to answer, not another's.
+	h.watch.renewals.halt()
 	if c, ok := h.sessions.(interface{ Close() error }); ok {
 		_ = c.Close()
 	}

@@ -7,8 +7,10 @@
 // answer to a server-to-client request and its notifications/cancelled
 // reach the instance running the call; the session's own messages reach
 // the instance holding its GET stream; a 2024-11-05 client's POSTs reach
-// the instance holding its event stream) and an httptransport.EventStore
-// (a client resumes a dropped stream on any instance).
+// the instance holding its event stream), an httptransport.EventStore
+// (a client resumes a dropped stream on any instance) and an
+// httptransport.Liveness (each instance's liveness record: when one stops,
+// the others answer for its calls and streams).
 //
 // Every instance builds its own Store on its own client and passes it as
 // both Options.Sessions and Options.Events:
@@ -42,5 +44,7 @@
 // Apply such changes on every instance. Calls in flight and held streams
 // live on the instance holding their connection: a client that loses one
 // resumes it (Last-Event-ID) on any instance, but a call goes on running
-// where it started.
+// where it started; if that instance stops, a client resuming the call
+// elsewhere gets an error for it within twice the handlers'
+// LivenessPeriod.
 package redisstore

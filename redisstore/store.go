@@ -39,13 +39,14 @@ type Options struct {
 
 // Store keeps mcpmount's 2025-era sessions, relays and stream events in
 // Redis: it implements httptransport.SessionStore,
-// httptransport.SessionRelay and httptransport.EventStore. Give every
-// instance its own Store, built on its own client, and pass it as both
-// Options.Sessions and Options.Events.
+// httptransport.SessionRelay, httptransport.EventStore and
+// httptransport.Liveness. Give every instance its own Store, built on its
+// own client, and pass it as both Options.Sessions and Options.Events.
 //
 // Keys, under Options.Prefix:
 //
 //	session:<id>                        the session record, as JSON, expiring as the transport asks
+//	instance:<tag>                      an instance's liveness record, expiring a LivenessPeriod after its last renewal
 //	events:<n>:{<session>}              the first kept index of each stream, and the bytes kept
 //	events:<n>:{<session>}#             the order of the session's events, oldest first
 //	events:<n>:{<session>}:<stream>     a stream's kept events, oldest first
@@ -74,6 +75,7 @@ var (
 	_ httptransport.SessionStore = (*Store)(nil)
 	_ httptransport.SessionRelay = (*Store)(nil)
 	_ httptransport.EventStore   = (*Store)(nil)
+	_ httptransport.Liveness     = (*Store)(nil)
 )
 
 // New returns a Store on client; nil opts means defaults.

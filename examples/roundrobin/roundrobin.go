@@ -2,8 +2,11 @@
 // affinity: what the examples and the scaled-out tests put in front of
 // several instances of one MCP server, as a cloud load balancer would.
 //
-// It is httputil.ReverseProxy with two things added. SSE events pass at
-// once (FlushInterval -1). And each request's body is read whole before
+// It is httputil.ReverseProxy with three things added. SSE events pass at
+// once (FlushInterval -1). A request whose target cannot be connected to
+// (an instance that stopped) goes to the next target, as nginx's default
+// proxy_next_upstream does: nothing of it was sent. And each request's
+// body is read whole before
 // it is passed on, as nginx does by default: Go's HTTP/1.1 server drains
 // and closes a request's body when the response starts going out, which
 // ReverseProxy does as soon as the instance's answer starts, while the
@@ -17,8 +20,11 @@ package roundrobin
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
+	"log"
+	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -49,8 +55,9 @@ type Options struct {
 }
 
 // New returns a handler that sends each request to the next of targets
-// in turn (see Options.Pin for the exception). It panics if targets is
-// empty.
+// in turn (see Options.Pin for the exception), or, when that one cannot
+// be connected to, to the one after it, until each was tried once; then
+// the client gets 502. It panics if targets is empty.
 func New(targets []*url.URL, opts *Options) http.Handler {
 	if len(targets) == 0 {
 		panic("roundrobin: no targets")
@@ -65,11 +72,14 @@ func New(targets []*url.URL, opts *Options) http.Handler {
 	var next atomic.Uint64
 	proxy := &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
-			target := targets[0]
-			if o.Pin == nil || !o.Pin(pr.In) {
-				target = targets[(next.Add(1)-1)%uint64(len(targets))]
+			tried := triedOf(pr.In)
+			var i uint64
+			if o.Pin != nil && o.Pin(pr.In) {
+				i = uint64(tried.n) // the first, unless it was tried
+			} else {
+				i = next.Add(1) - 1
 			}
-			pr.SetURL(target)
+			pr.SetURL(targets[i%uint64(len(targets))])
 			if o.KeepHost {
 				pr.Out.Host = pr.In.Host
 			}
@@ -77,13 +87,43 @@ func New(targets []*url.URL, opts *Options) http.Handler {
 		FlushInterval: -1, // every SSE event at once
 		Transport:     o.Transport,
 	}
+	proxy.ErrorHandler = func(w http.ResponseWriter, r *http.Request, err error) {
+		tried := triedOf(r)
+		tried.n++
+		if op := (*net.OpError)(nil); errors.As(err, &op) && op.Op == "dial" && tried.n < len(targets) && r.Context().Err() == nil {
+			if r.GetBody != nil {
+				r.Body, _ = r.GetBody()
+			}
+			proxy.ServeHTTP(w, r)
+			return
+		}
+		log.Printf("roundrobin: proxy error: %v", err)
+		w.WriteHeader(http.StatusBadGateway)
+	}
 	return wholeBodies(proxy, o.MaxBodyBytes)
 }
 
+// tried counts the targets a request was sent to and could not reach.
+type tried struct{ n int }
+
+type triedKey struct{}
+
+// triedOf returns the count of r's unreachable targets, which wholeBodies
+// put in its context.
+func triedOf(r *http.Request) *tried {
+	if t, ok := r.Context().Value(triedKey{}).(*tried); ok {
+		return t
+	}
+	return &tried{}
+}
+
 // wholeBodies reads each request's body, up to max bytes, before next
-// sees the request (see the package doc for why).
+// sees the request (see the package doc for why), so that it can be sent
+// again to another target (GetBody); the request's context counts the
+// targets tried.
 func wholeBodies(next http.Handler, max int64) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r = r.WithContext(context.WithValue(r.Context(), triedKey{}, &tried{}))
 		if r.Body == nil || r.Body == http.NoBody {
 			next.ServeHTTP(w, r)
 			return
@@ -97,7 +137,8 @@ func wholeBodies(next http.Handler, max int64) http.Handler {
 			http.Error(w, http.StatusText(status), status)
 			return
 		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+		r.Body, _ = r.GetBody()
 		r.ContentLength = int64(len(body))
 		r.TransferEncoding = nil
 		next.ServeHTTP(w, r)

@@ -72,6 +72,51 @@ func TestTurns(t *testing.T) {
 	}
 }
 
+// TestSkipsUnreachable: a request whose target refuses the connection (an
+// instance that stopped) goes to the next target, its body whole; pinned
+// ones too; with no target reachable the client gets 502.
+func TestSkipsUnreachable(t *testing.T) {
+	a, b := backend(t, "a"), backend(t, "b")
+	gone := httptest.NewServer(http.NotFoundHandler())
+	deadURL, err := url.Parse(gone.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone.Close() // its port refuses connections now
+	lb := httptest.NewServer(roundrobin.New([]*url.URL{deadURL, a, b}, &roundrobin.Options{
+		Pin: func(r *http.Request) bool { return r.URL.Query().Has("pin") },
+	}))
+	defer lb.Close()
+	var got []string
+	for _, q := range []string{"", "", "", "?pin"} {
+		resp, err := http.Post(lb.URL+"/mcp"+q, "application/json", strings.NewReader("body"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		fields := strings.Fields(string(body))
+		if resp.StatusCode != http.StatusOK || len(fields) != 3 || fields[2] != "body" {
+			t.Fatalf("POST %q: %d %q, want a live target's answer with the body", q, resp.StatusCode, body)
+		}
+		got = append(got, fields[0])
+	}
+	if want := "a b a a"; strings.Join(got, " ") != want {
+		t.Errorf("targets %v, want %s (the unreachable first one skipped)", got, want)
+	}
+
+	none := httptest.NewServer(roundrobin.New([]*url.URL{deadURL, deadURL}, nil))
+	defer none.Close()
+	resp, err := http.Get(none.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadGateway {
+		t.Errorf("no target reachable: status %d, want 502", resp.StatusCode)
+	}
+}
+
 // TestBodies: a body sent in chunks reaches the target whole, with its
 // length; one over MaxBodyBytes gets 413 and reaches no target.
 func TestBodies(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/mcpmount/mcpmount/jsonrpc"
@@ -60,7 +61,24 @@ type Session interface {
 	// Disconnects reports whether a server-side disconnect may be sent on
 	// its streams (a 2025-11-25 session or later).
 	Disconnects() bool
+	// RecordsCalls reports whether a call stream of the session keeps,
+	// beside its events, the id of the request it answers (CallRecord), so
+	// that another instance can answer the call should this one stop.
+	RecordsCalls() bool
 }
+
+// callRecordSuffix ends the name CallRecord gives a call stream's record.
+const callRecordSuffix = ".call"
+
+// CallRecord is the name under which the event store keeps, as the one
+// event of a stream of that name, the id of the request that call stream
+// answers (raw JSON): the stream's first event with an id writes it, for
+// another instance to answer the call if this one stops before it does.
+// The name is no stream's (stream ids hold letters and digits).
+func CallRecord(stream string) string { return stream + callRecordSuffix }
+
+// IsCallRecord reports whether stream is a name CallRecord made.
+func IsCallRecord(stream string) bool { return strings.HasSuffix(stream, callRecordSuffix) }
 
 // ErrStreamClosed is returned by Send once the output has ended.
 var ErrStreamClosed = errors.New("httptransport: stream closed")

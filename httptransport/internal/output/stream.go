@@ -82,6 +82,7 @@ type eventLog struct {
 	seq     int    // index of the last event written
 	sent    int    // index of the last event written to an attached response
 	priming bool   // send a priming event when the SSE stream opens
+	record  bool   // store the call's request id with the first event (CallRecord)
 }
 
 // AbortWrite ends a write blocked on a client that stopped reading
@@ -112,11 +113,14 @@ func (s *Stream) StatusFor(e *jsonrpc.Error) int {
 }
 
 // JoinSession makes the stream session ls's, under id: its events are
-// kept for resumption, and with priming it opens with a priming event.
+// kept for resumption, and with priming it opens with a priming event. A
+// call's stream (Role.ReqID) of a session that RecordsCalls keeps its
+// CallRecord.
 func (s *Stream) JoinSession(ls Session, id string, priming bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.events.sess, s.events.id, s.events.priming = ls, id, priming
+	s.events.record = !s.role.Standalone && s.role.ReqID.IsValid() && ls.RecordsCalls()
 }
 
 // DropHeader takes back the extra response headers (Role.Header) of a

@@ -74,6 +74,12 @@ func (s *Stream) nextIDLocked(data []byte) string {
 	s.events.seq++
 	ctx, cancel := s.storeCtx()
 	defer cancel()
+	if s.events.seq == 1 && s.events.record {
+		// Before the first id a client could resume with goes out.
+		if err := s.cfg.Events.Append(ctx, s.events.sess.ID(), CallRecord(s.events.id), 1, []byte(s.role.ReqID.Raw())); err != nil {
+			s.cfg.Warn("mcp: event store append of a call's record failed", "session", logval.String(s.events.sess.ID()), "error", logval.Err(err))
+		}
+	}
 	if err := s.cfg.Events.Append(ctx, s.events.sess.ID(), s.events.id, s.events.seq, data); err != nil {
 		s.cfg.Warn("mcp: event store append failed", "session", logval.String(s.events.sess.ID()), "error", logval.Err(err))
 	}
