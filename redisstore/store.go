@@ -39,7 +39,8 @@ type Options struct {
 
 // Store keeps mcpmount's 2025-era sessions, relays and stream events in
 // Redis: it implements httptransport.SessionStore,
-// httptransport.SessionRelay and httptransport.EventStore. Give every
+// httptransport.SessionRelay and httptransport.EventStore (and
+// httptransport.BatchEventStore, which pipelines many appends). Give every
 // instance its own Store, built on its own client, and pass it as both
 // Options.Sessions and Options.Events.
 //
@@ -74,6 +75,8 @@ var (
 	_ httptransport.SessionStore = (*Store)(nil)
 	_ httptransport.SessionRelay = (*Store)(nil)
 	_ httptransport.EventStore   = (*Store)(nil)
+
+	_ httptransport.BatchEventStore = (*Store)(nil)
 )
 
 // New returns a Store on client; nil opts means defaults.
