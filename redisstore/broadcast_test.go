@@ -20,6 +20,7 @@ import (
 
 	"github.com/mcpmount/mcpmount/adapters/gosdk"
 	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/internal/testutil"
 	"github.com/mcpmount/mcpmount/redisstore"
 )
 
@@ -93,21 +94,7 @@ func TestBroadcastBoundedOnRedis(t *testing.T) {
 	openSessions(t, srv.URL, n)
 	base := settledGoroutines(t)
 
-	var peak atomic.Int64
-	sampled := make(chan struct{})
-	go func() { // every millisecond: the broadcast's goroutines last far longer
-		defer close(sampled)
-		tick := time.NewTicker(time.Millisecond)
-		defer tick.Stop()
-		for {
-			peak.Store(max(peak.Load(), int64(runtime.NumGoroutine())))
-			select {
-			case <-events.all:
-				return
-			case <-tick.C:
-			}
-		}
-	}()
+	peak := testutil.PeakGoroutines(events.all, time.Millisecond)
 	start := time.Now()
 	mcp.AddTool(server, &mcp.Tool{Name: "late"}, func(context.Context, *mcp.CallToolRequest, textArgs) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{}, nil, nil
@@ -118,8 +105,7 @@ func TestBroadcastBoundedOnRedis(t *testing.T) {
 		t.Fatalf("%d of %d sessions' list changes appended after 2 min", events.changes.Load(), n)
 	}
 	took := time.Since(start)
-	<-sampled
-	added := peak.Load() - int64(base) - 1 // the sampler
+	added := peak() - base
 	t.Logf("a list change to %d sessions: appended in %v (%d batches), %d goroutines at most beside %d", n, took.Round(time.Millisecond), events.batches.Load(), added, base)
 	if added > broadcastGoroutines {
 		t.Errorf("a list change to %d sessions took %d goroutines more, want at most %d", n, added, broadcastGoroutines)

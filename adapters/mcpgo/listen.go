@@ -55,7 +55,7 @@ func (e *Engine) serveListen(ctx context.Context, call *httptransport.Call, s *s
 		if grantsAny(m.Params) {
 			close(acked)
 		}
-	})
+	}, e.deliver)
 
 	e.mu.Lock()
 	if e.closed {

@@ -27,18 +27,8 @@ func TestFinishedListensLeaveNothing(t *testing.T) {
 	hooks := &server.Hooks{}
 	hooks.AddOnUnregisterSession(func(context.Context, server.ClientSession) { unregistered <- struct{}{} })
 	srv := server.NewMCPServer("leak", "1.0.0", server.WithToolCapabilities(true), server.WithHooks(hooks))
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	engine := mcpgo.NewEngine(srv, &mcpgo.Options{Logger: quiet})
-	h := httptransport.New(engine, &httptransport.Options{Logger: quiet, MaxSessionsPerAddress: -1})
-	hs := httptest.NewServer(h)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), wait)
-		defer cancel()
-		_ = h.Shutdown(ctx)
-		hs.Close()
-		_ = engine.Close()
-	})
-	addr := strings.TrimPrefix(hs.URL, "http://")
+	url := serveQuiet(t, srv, httptransport.Options{MaxSessionsPerAddress: -1})
+	addr := strings.TrimPrefix(url, "http://")
 	churn := func(n int) {
 		for i := range n {
 			conn, err := net.Dial("tcp", addr)
@@ -75,4 +65,24 @@ func heapObjects() uint64 {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return ms.HeapObjects
+}
+
+// serveQuiet serves srv through an engine of its own and a handler with
+// opts (logging nothing) on a loopback server, stopped at the test's end,
+// and returns the server's URL.
+func serveQuiet(t *testing.T, srv *server.MCPServer, opts httptransport.Options) string {
+	t.Helper()
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	engine := mcpgo.NewEngine(srv, &mcpgo.Options{Logger: quiet})
+	opts.Logger = quiet
+	h := httptransport.New(engine, &opts)
+	hs := httptest.NewServer(h)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), wait)
+		defer cancel()
+		_ = h.Shutdown(ctx)
+		hs.Close()
+		_ = engine.Close()
+	})
+	return hs.URL
 }
