@@ -8,8 +8,11 @@ require (
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/mcpmount/mcpmount v0.0.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
+	github.com/redis/go-redis/v9 v9.23.0
+	go.opentelemetry.io/otel/metric v1.47.0
 	go.opentelemetry.io/otel/sdk v1.47.0
 	go.opentelemetry.io/otel/sdk/metric v1.47.0
+	go.opentelemetry.io/otel/trace v1.47.0
 )
 
 require (
@@ -19,8 +22,7 @@ require (
 	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
 	go.opentelemetry.io/otel v1.47.0 // indirect
 	go.opentelemetry.io/otel/log v1.47.0 // indirect
-	go.opentelemetry.io/otel/metric v1.47.0 // indirect
-	go.opentelemetry.io/otel/trace v1.47.0 // indirect
+	go.uber.org/atomic v1.12.0 // indirect
 )
 
 require (
@@ -29,6 +31,7 @@ require (
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/mcpmount/mcpmount/adapters/mcpgo v0.0.0
 	github.com/mcpmount/mcpmount/otelmcp v0.0.0
+	github.com/mcpmount/mcpmount/redisstore v0.0.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
@@ -47,3 +50,5 @@ tool golang.org/x/perf/cmd/benchstat
 replace github.com/mcpmount/mcpmount/adapters/mcpgo => ../adapters/mcpgo
 
 replace github.com/mcpmount/mcpmount/otelmcp => ../otelmcp
+
+replace github.com/mcpmount/mcpmount/redisstore => ../redisstore

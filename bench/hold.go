@@ -134,23 +134,33 @@ type Child struct {
 	Addr string
 }
 
+// StartPiped starts cmd with its stdin and stdout piped to the caller and
+// its stderr ours: a child process obeying one-line commands.
+func StartPiped(cmd *exec.Cmd) (in io.WriteCloser, out *bufio.Reader, err error) {
+	cmd.Stderr = os.Stderr
+	in, err = cmd.StdinPipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, nil, err
+	}
+	return in, bufio.NewReader(stdout), nil
+}
+
 // StartChild runs exe (the test binary) as a server of the named variant.
 func StartChild(exe, name string) (*Child, error) {
 	cmd := exec.Command(exe, "-test.run=^$")
 	cmd.Env = append(os.Environ(), ChildEnv+"="+name)
-	cmd.Stderr = os.Stderr
-	in, err := cmd.StdinPipe()
+	in, out, err := StartPiped(cmd)
 	if err != nil {
 		return nil, err
 	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	c := &Child{cmd: cmd, in: in, out: bufio.NewReader(out)}
+	c := &Child{cmd: cmd, in: in, out: out}
 	line, err := c.reply()
 	if err != nil || !strings.HasPrefix(line, "addr ") {
 		c.Kill()

@@ -125,7 +125,10 @@ type Options struct {
 	// to turn resumability off. Each call to a store passed here (an
 	// append, a replay, forgetting a session's events) has 5 seconds, as a
 	// stream or a request waits on it, and Shutdown cancels those still
-	// running at its deadline.
+	// running at its deadline. An append is not cancelled by the end of its
+	// session: the session's events are forgotten after it. A store that
+	// implements BatchEventStore gets the appends under way at once in
+	// batches.
 	Events EventStore
 
 	// DisableResumability turns off event ids, priming events and

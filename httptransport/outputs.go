@@ -1,6 +1,7 @@
 package httptransport
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/mcpmount/mcpmount/httptransport/internal/output"
@@ -52,8 +53,26 @@ func (h *Handler) newOutputConfig() *output.Config {
 		Warn:             h.warn,
 		WarnNoFlush:      h.warnNoFlush,
 		StoreCtx:         h.eventsCtx,
-		Events:           h.cfg.events,
+		AppendCtx:        h.appendCtx,
+		Events:           h.streamEvents(),
 	}
+}
+
+// streamEvents is the event store as the streams see it: a user's
+// BatchEventStore behind an appendBatcher, any other as it is.
+func (h *Handler) streamEvents() output.Store {
+	if b, ok := h.cfg.events.(BatchEventStore); ok && !h.cfg.ownEvents {
+		return &appendBatcher{store: b, ctx: h.appendCtx}
+	}
+	return h.cfg.events
+}
+
+// appendCtx is the context of an EventStore append: the handler's, which
+// Shutdown ends at its deadline, bounded as every call to a user's store
+// is. The end of the event's session does not end it: streams are cut,
+// waiting for their appends, before a session's events are forgotten.
+func (h *Handler) appendCtx() (context.Context, context.CancelFunc) {
+	return h.eventsCtx(h.ctx)
 }
 
 // newStream returns a stream for role, answering on w (nil: none yet) a

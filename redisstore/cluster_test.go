@@ -186,6 +186,11 @@ func TestCluster(t *testing.T) {
 		checkEventsLikeMemory(t, s)
 	})
 
+	t.Run("batch", func(t *testing.T) { // a batch's sessions hash to every node
+		s, _ := newClusterStore(t, &redisstore.Options{MaxBytesPerSession: scriptBound, Prefix: "batch:"})
+		checkBatchLikeAppends(t, s, "c")
+	})
+
 	t.Run("relay", func(t *testing.T) {
 		ctx := ctx5(t)
 		pub, _ := newClusterStore(t, nil)

@@ -97,21 +97,80 @@ return 0
 // event (nil data) is kept as an empty string, and After returns it as
 // nil.
 func (s *Store) Append(ctx context.Context, session, stream string, index int, data []byte) error {
-	if stream == "" {
-		return errors.New("redisstore: empty stream id")
+	keys, args, err := s.appendArgs(httptransport.EventAppend{Session: session, Stream: stream, Index: index, Data: data})
+	if err != nil {
+		return err
 	}
-	if index < 1 {
+	return appendErr(session, stream, index, appendScript.Run(ctx, s.client, keys, args...).Err())
+}
+
+// AppendBatch implements httptransport.BatchEventStore: the events are
+// appended as Append would, in one pipeline (on Redis Cluster, one per
+// node their sessions hash to).
+func (s *Store) AppendBatch(ctx context.Context, events []httptransport.EventAppend) []error {
+	errs := make([]error, len(events))
+	cmds := make([]*redis.Cmd, len(events))
+	pipe := s.client.Pipeline()
+	for i, e := range events {
+		keys, args, err := s.appendArgs(e)
+		if err != nil {
+			errs[i] = err
+			continue
+		}
+		cmds[i] = appendScript.EvalSha(ctx, pipe, keys, args...)
+	}
+	_, _ = pipe.Exec(ctx) // each command's error is its own
+	// A Redis that lost its scripts (restarted, SCRIPT FLUSH) gets the
+	// script's source with the events it refused, in order.
+	var again redis.Pipeliner
+	for i, c := range cmds {
+		if c != nil && redis.HasErrorPrefix(c.Err(), "NOSCRIPT") {
+			if again == nil {
+				again = s.client.Pipeline()
+			}
+			keys, args, _ := s.appendArgs(events[i])
+			cmds[i] = appendScript.Eval(ctx, again, keys, args...)
+		}
+	}
+	if again != nil {
+		_, _ = again.Exec(ctx)
+	}
+	var failed bool
+	for i, c := range cmds {
+		if c != nil {
+			e := events[i]
+			errs[i] = appendErr(e.Session, e.Stream, e.Index, c.Err())
+		}
+		failed = failed || errs[i] != nil
+	}
+	if !failed {
+		return nil
+	}
+	return errs
+}
+
+// appendArgs checks an event and returns the keys and arguments of its
+// appendScript.
+func (s *Store) appendArgs(e httptransport.EventAppend) ([]string, []any, error) {
+	if e.Stream == "" {
+		return nil, nil, errors.New("redisstore: empty stream id")
+	}
+	if e.Index < 1 {
 		// The script's bookkeeping reads indexes as digits only: a
 		// negative one would fail it halfway, with some of its writes done.
-		return fmt.Errorf("redisstore: event index %d of stream %s: indexes count from 1", index, stream)
+		return nil, nil, fmt.Errorf("redisstore: event index %d of stream %s: indexes count from 1", e.Index, e.Stream)
 	}
-	key := s.eventsKey(session)
-	err := appendScript.Run(ctx, s.client, []string{key, key + "#", key + ":" + stream},
-		stream, index, data, s.maxBytes, eventOverhead, key+":", s.eventTTL.Milliseconds()).Err()
-	if err != nil {
-		return fmt.Errorf("redisstore: appending event %s_%d of session %s: %w", stream, index, session, err)
+	key := s.eventsKey(e.Session)
+	return []string{key, key + "#", key + ":" + e.Stream},
+		[]any{e.Stream, e.Index, e.Data, s.maxBytes, eventOverhead, key + ":", s.eventTTL.Milliseconds()}, nil
+}
+
+// appendErr wraps the error of an event's append, if any.
+func appendErr(session, stream string, index int, err error) error {
+	if err == nil {
+		return nil
 	}
-	return nil
+	return fmt.Errorf("redisstore: appending event %s_%d of session %s: %w", stream, index, session, err)
 }
 
 // After implements httptransport.EventStore: httptransport.ErrEventsGone

@@ -10,3 +10,10 @@ func SetPingEvery(s *Store, d time.Duration) {
 	defer s.relay.mu.Unlock()
 	s.relay.pingEvery = d
 }
+
+// DecodedLen is how many records s keeps decoded.
+func DecodedLen(s *Store) int {
+	s.decoded.mu.Lock()
+	defer s.decoded.mu.Unlock()
+	return len(s.decoded.recs)
+}

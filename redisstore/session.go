@@ -33,6 +33,7 @@ func (s *Store) Put(ctx context.Context, rec *httptransport.SessionRecord, ttl t
 func (s *Store) Get(ctx context.Context, id string) (*httptransport.SessionRecord, error) {
 	data, err := s.client.Get(ctx, s.sessionKey(id)).Bytes()
 	if errors.Is(err, redis.Nil) {
+		s.decoded.forget(id) // expired: the janitor is looking at its last copy
 		return nil, httptransport.ErrNoSession
 	}
 	if err != nil {
@@ -71,6 +72,7 @@ func (s *Store) Touch(ctx context.Context, id string, ttl time.Duration) error {
 		found = exists.Val() == 1
 	}
 	if !found {
+		s.decoded.forget(id)
 		return httptransport.ErrNoSession
 	}
 	return nil

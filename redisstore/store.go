@@ -39,7 +39,8 @@ type Options struct {
 
 // Store keeps mcpmount's 2025-era sessions, relays and stream events in
 // Redis: it implements httptransport.SessionStore,
-// httptransport.SessionRelay, httptransport.EventStore and
+// httptransport.SessionRelay, httptransport.EventStore (and
+// httptransport.BatchEventStore, which pipelines many appends) and
 // httptransport.Liveness. Give every instance its own Store, built on its
 // own client, and pass it as both Options.Sessions and Options.Events.
 //
@@ -76,6 +77,8 @@ var (
 	_ httptransport.SessionRelay = (*Store)(nil)
 	_ httptransport.EventStore   = (*Store)(nil)
 	_ httptransport.Liveness     = (*Store)(nil)
+
+	_ httptransport.BatchEventStore = (*Store)(nil)
 )
 
 // New returns a Store on client; nil opts means defaults.

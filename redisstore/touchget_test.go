@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/redisstore"
 )
 
 // TestTouchGet: TouchGet returns the record as Get does and extends its
@@ -42,5 +43,33 @@ func TestTouchGet(t *testing.T) {
 	}
 	if _, err := s.TouchGet(ctx, "never", time.Minute); !errors.Is(err, httptransport.ErrNoSession) {
 		t.Errorf("TouchGet of a missing record: %v, want ErrNoSession", err)
+	}
+}
+
+// TestDecodedForgottenOnExpiry: a record TouchGet decoded is not kept once
+// the record has expired and Get or Touch found it gone (the janitor's
+// look at an idle session). Each expired session's decoded record once
+// stayed until 4,096 had piled up.
+func TestDecodedForgottenOnExpiry(t *testing.T) {
+	ctx := ctx5(t)
+	s, c := newStore(t, nil)
+	for _, miss := range []func(id string) error{
+		func(id string) error { _, err := s.Get(ctx, id); return err },
+		func(id string) error { return s.Touch(ctx, id, time.Minute) },
+	} {
+		rec := &httptransport.SessionRecord{ID: "s1", Owner: "o", Version: "2025-11-25", State: []byte(`{}`)}
+		if err := s.Put(ctx, rec, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.TouchGet(ctx, "s1", time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		c.Del(ctx, testPrefix(t)+"session:s1") // as if it expired
+		if err := miss("s1"); !errors.Is(err, httptransport.ErrNoSession) {
+			t.Fatalf("the expired record: %v, want ErrNoSession", err)
+		}
+		if n := redisstore.DecodedLen(s); n != 0 {
+			t.Errorf("%d records kept decoded after the record was found gone, want 0", n)
+		}
 	}
 }

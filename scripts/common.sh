@@ -9,6 +9,8 @@
 #   start_server DIR ARGS starts it on a free loopback port; sets SERVER_PID, SERVER_URL, SERVER_BASE
 #   stop_server           stops it (safe to call twice; used from the EXIT trap)
 #   era_urls              sets URL_LEGACY, URL_MODERN and URL_SSE (all SERVER_URL unless overridden)
+#   redis_workdir NAME    makes WORK (a temporary directory) and starts redis-server (installed if
+#                         missing) there on a free loopback port, both gone at exit; sets REDIS_PORT
 
 log() { printf '%s\n' "$*" >&2; }
 die() { log "error: $*"; exit 2; }
@@ -119,4 +121,29 @@ era_urls() {
   URL_LEGACY=$SERVER_URL
   URL_MODERN=${CONFORMANCE_URL_2026:-$SERVER_URL}
   URL_SSE=${MCP_SSE_URL:-$SERVER_URL}
+}
+
+# redis_workdir NAME: WORK, a temporary directory named after NAME, and
+# redis-server without persistence on a free loopback port (the kernel
+# picks one, then hands it over), answering PING; both go at exit.
+redis_workdir() {
+  WORK=$(mktemp -d "${TMPDIR:-/tmp}/mcpmount-$1.XXXXXX")
+  REDIS_PID=
+  trap stop_redis_workdir EXIT
+  command -v redis-server >/dev/null || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y redis-server; }
+  REDIS_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()' 2>/dev/null || echo 16399)
+  redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save "" --appendonly no --dir "$WORK" >"$WORK/redis.log" 2>&1 &
+  REDIS_PID=$!
+  for _ in $(seq 1 100); do
+    redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  redis-cli -p "$REDIS_PORT" ping >/dev/null
+}
+
+stop_redis_workdir() {
+  if [ -n "${REDIS_PID:-}" ]; then
+    kill "$REDIS_PID" 2>/dev/null && wait "$REDIS_PID" 2>/dev/null
+  fi
+  rm -rf "$WORK"
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/internal/fanout"
 	"github.com/mcpmount/mcpmount/internal/logval"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
@@ -66,7 +67,8 @@ type Engine struct {
 	watcher  *mcp.ServerSession
 	watchC   *controlConn // the watcher's connection
 
-	hub *hub // the held 2026-07-28 listens (hub.go)
+	hub      *hub                  // the held 2026-07-28 listens (hub.go)
+	outboxes *fanout.Pool[*outbox] // delivers the 2025-era sessions' messages
 
 	caps capCache // what server/discover advertises (caps.go)
 
@@ -100,6 +102,7 @@ func NewEngine(server *mcp.Server, opts *Options) *Engine {
 	}
 	e.ctx, e.cancel = context.WithCancel(context.Background())
 	e.hub = newHub(e.watchResource)
+	e.outboxes = fanout.New[*outbox](fanout.SessionWorkers, fanout.SessionStuck)
 	return e
 }
 
@@ -119,7 +122,7 @@ func (e *Engine) Close() error {
 	if w != nil {
 		_ = w.Close()
 	}
-	e.hub.pool.close()
+	e.hub.pool.Close()
 	e.wg.Wait()
 	return nil
 }

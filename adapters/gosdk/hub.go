@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"sync"
+	"time"
 
 	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/internal/fanout"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
@@ -18,7 +21,7 @@ import (
 // hands each notification to the listens whose filter holds it, stamped
 // with each listen's subscription id
 // (https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/subscriptions),
-// and a fixed pool of workers writes them (fanpool.go). A listen costs the
+// and a pool of a few workers writes them (fanout.Pool). A listen costs the
 // engine a small struct and its entries in the hub's sets: no SDK session,
 // no goroutine.
 //
@@ -49,6 +52,12 @@ var topicMethods = [numTopics]string{
 }
 
 const methodResourceUpdated = "notifications/resources/updated"
+
+// listenStuck is how long a worker's write to a listen must have taken for
+// the pool to count the worker as stuck on a client that stopped reading
+// and start another in its place: a write to a client that reads takes
+// microseconds.
+const listenStuck = 5 * time.Millisecond
 
 // listenFilter is what the SDK granted a listen: the acknowledgement's
 // params.notifications.
@@ -112,7 +121,7 @@ type listener struct {
 // hub is the engine's registry of held listens, by topic and by resource
 // URI.
 type hub struct {
-	pool      *fanPool
+	pool      *fanout.Pool[*listener]
 	subscribe func(ctx context.Context, method, uri string) error // on the watcher
 
 	mu     sync.RWMutex
@@ -124,7 +133,8 @@ type hub struct {
 }
 
 func newHub(subscribe func(ctx context.Context, method, uri string) error) *hub {
-	h := &hub{pool: newFanPool(), subscribe: subscribe, uris: make(map[string]map[*listener]struct{}), counts: make(map[string]int)}
+	pool := fanout.New[*listener](max(8, 4*runtime.GOMAXPROCS(0)), listenStuck)
+	h := &hub{pool: pool, subscribe: subscribe, uris: make(map[string]map[*listener]struct{}), counts: make(map[string]int)}
 	for i := range h.topics {
 		h.topics[i] = make(map[*listener]struct{})
 	}
@@ -226,7 +236,7 @@ func (h *hub) markReady(l *listener) {
 	start := l.schedulableLocked()
 	l.mu.Unlock()
 	if start {
-		h.pool.push(l)
+		h.pool.Push(l)
 	}
 }
 
@@ -269,7 +279,7 @@ func (h *hub) changed(i int) {
 		l.mu.Unlock()
 	}
 	h.mu.RUnlock()
-	h.pool.push(batch...)
+	h.pool.Push(batch...)
 }
 
 // updated marks a resource's update on every listen of its URI.
@@ -299,12 +309,13 @@ func (h *hub) updated(params json.RawMessage) {
 		l.mu.Unlock()
 	}
 	h.mu.RUnlock()
-	h.pool.push(batch...)
+	h.pool.Push(batch...)
 }
 
-// flush writes what l has pending and reports whether more came
-// meanwhile (l stays queued then, and the caller queues it again).
-func (l *listener) flush() (more bool) {
+// Flush writes what l has pending and reports whether more came
+// meanwhile (l stays queued then, and the pool queues it again); it
+// implements fanout.Queue.
+func (l *listener) Flush() (more bool) {
 	l.mu.Lock()
 	bits, ups := l.pending, l.updates
 	l.pending, l.updates = 0, nil

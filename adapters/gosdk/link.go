@@ -43,7 +43,7 @@ type sessionLink struct {
 // newSessionLink returns the unconnected link of sess, opened with ctx,
 // whose SDK messages go to out.
 func newSessionLink(e *Engine, ctx context.Context, sess *httptransport.Session, out httptransport.Sender) *sessionLink {
-	l := &sessionLink{e: e, ctx: ctx, sess: sess, out: newOutbox(ctx, out), linger: e.linger}
+	l := &sessionLink{e: e, ctx: ctx, sess: sess, out: newOutbox(ctx, out, e.outboxes), linger: e.linger}
 	l.quiet = time.AfterFunc(time.Hour, l.idle)
 	l.quiet.Stop()
 	return l

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/internal/fanout"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
@@ -19,20 +20,23 @@ const outboxBytes = 1 << 20
 var errOutboxFull = errors.New("gosdk: the client is not taking its messages")
 
 // outbox hands a 2025-era session's connection's messages to its Sender
-// in order (held 2026-07-28 listens have the hub instead, hub.go), on a goroutine of its own while it has
-// any. The SDK notifies its sessions one after another, each write waiting
-// for the client's connection to take the message: without an outbox, one
+// in order (held 2026-07-28 listens have the hub instead, hub.go), on the
+// engine's pool of outbox workers while it has any (fanout.Pool): a
+// broadcast to every session costs a few goroutines, not one a session.
+// The SDK notifies its sessions one after another, each write waiting for
+// the client's connection to take the message: without an outbox, one
 // client that stopped reading (its connection's buffers full) would hold
 // every other session's list changes and resource updates for up to the
 // transport's WriteTimeout, at every broadcast.
 type outbox struct {
-	out httptransport.Sender
-	ctx context.Context // the session's: drops reach the transport's Observer
+	out  httptransport.Sender
+	ctx  context.Context // the session's: drops reach the transport's Observer
+	pool *fanout.Pool[*outbox]
 
 	mu      sync.Mutex
 	queue   []outMsg
 	bytes   int  // the queue's messages' size, the one being sent included
-	running bool // a goroutine is draining the queue
+	running bool // on the pool, or being sent
 }
 
 type outMsg struct {
@@ -42,10 +46,11 @@ type outMsg struct {
 	done chan error // for requests, whose sender waits for the outcome
 }
 
-// newOutbox returns the outbox of out; ctx (the session's) carries what
-// reports a dropped message (httptransport.ReportDropped).
-func newOutbox(ctx context.Context, out httptransport.Sender) *outbox {
-	return &outbox{out: out, ctx: ctx}
+// newOutbox returns the outbox of out, drained by pool; ctx (the
+// session's) carries what reports a dropped message
+// (httptransport.ReportDropped).
+func newOutbox(ctx context.Context, out httptransport.Sender, pool *fanout.Pool[*outbox]) *outbox {
+	return &outbox{out: out, ctx: ctx, pool: pool}
 }
 
 // send queues msg. A notification is sent later and send returns at once
@@ -72,7 +77,7 @@ func (o *outbox) send(ctx context.Context, msg *jsonrpc.Message) error {
 	o.running = true
 	o.mu.Unlock()
 	if start {
-		go o.drain()
+		o.pool.Push(o)
 	}
 	if m.done == nil {
 		return nil
@@ -85,29 +90,34 @@ func (o *outbox) send(ctx context.Context, msg *jsonrpc.Message) error {
 	}
 }
 
-// drain sends the queued messages, and ends when there are none.
-func (o *outbox) drain() {
-	for {
-		o.mu.Lock()
-		if len(o.queue) == 0 {
-			o.running = false
-			o.queue = nil // let a burst's backing array go
-			o.mu.Unlock()
-			return
-		}
-		m := o.queue[0]
-		o.queue[0] = outMsg{}
-		o.queue = o.queue[1:]
+// Flush sends the first queued message and reports whether more are
+// queued; it implements fanout.Queue.
+func (o *outbox) Flush() (more bool) {
+	o.mu.Lock()
+	if len(o.queue) == 0 {
+		o.running = false
+		o.queue = nil // let a burst's backing array go
 		o.mu.Unlock()
-		err := m.ctx.Err() // a request whose sender gave up on it stays unsent
-		if err == nil {
-			err = o.out.Send(m.ctx, m.msg)
-		}
-		o.mu.Lock()
-		o.bytes -= m.size
-		o.mu.Unlock()
-		if m.done != nil {
-			m.done <- err
-		}
+		return false
 	}
+	m := o.queue[0]
+	o.queue[0] = outMsg{}
+	o.queue = o.queue[1:]
+	o.mu.Unlock()
+	err := m.ctx.Err() // a request whose sender gave up on it stays unsent
+	if err == nil {
+		err = o.out.Send(m.ctx, m.msg)
+	}
+	if m.done != nil {
+		m.done <- err
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.bytes -= m.size
+	if len(o.queue) == 0 {
+		o.running = false
+		o.queue = nil
+		return false
+	}
+	return true
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpmount/mcpmount/internal/fanout"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
@@ -30,7 +31,7 @@ func (g *gatedSender) Send(ctx context.Context, msg *jsonrpc.Message) error {
 // notification is dropped and a request fails at once.
 func TestOutboxBounded(t *testing.T) {
 	g := &gatedSender{open: make(chan struct{}), got: make(chan *jsonrpc.Message, 4096)}
-	o := newOutbox(context.Background(), g)
+	o := newOutbox(context.Background(), g, fanout.New[*outbox](fanout.SessionWorkers, fanout.SessionStuck))
 	params := json.RawMessage(`{"data":"` + strings.Repeat("x", 4000) + `"}`)
 	sent := 0
 	start := time.Now()
@@ -75,7 +76,7 @@ func TestOutboxBounded(t *testing.T) {
 // a sampling) nobody waits for any more.
 func TestOutboxCancelledRequestNotSent(t *testing.T) {
 	g := &gatedSender{open: make(chan struct{}), got: make(chan *jsonrpc.Message, 8)}
-	o := newOutbox(context.Background(), g)
+	o := newOutbox(context.Background(), g, fanout.New[*outbox](fanout.SessionWorkers, fanout.SessionStuck))
 	if err := o.send(context.Background(), jsonrpc.NewNotification("notifications/tools/list_changed", nil)); err != nil {
 		t.Fatal(err)
 	}

@@ -96,7 +96,7 @@ func headerParams(schema map[string]any, path []string) []httptransport.HeaderPa
 func (e *Engine) startWatcher() {
 	w := &session{id: e.tag + "-watcher", kind: kindWatcher, onNotify: e.Refresh}
 	w.initialized.Store(true)
-	w.pipe = newPipe(func(mcp.JSONRPCNotification) {})
+	w.pipe = newPipe(func(mcp.JSONRPCNotification) {}, nil)
 	if err := e.server.RegisterSession(e.ctx, w); err != nil {
 		e.log.Warn("mcpgo: registering the tool watcher failed; call Refresh after changing tools", "error", logval.Err(err))
 		return

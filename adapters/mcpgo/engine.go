@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/internal/fanout"
 	"github.com/mcpmount/mcpmount/internal/logval"
 )
 
@@ -43,6 +44,10 @@ type Engine struct {
 	ctx    context.Context // ends with Close
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // listens and sessions open here
+
+	// deliver drains the sessions' and listens' pipes and outboxes, which
+	// a broadcast reaches by the thousand, with a few goroutines.
+	deliver *fanout.Pool[fanout.Queue]
 
 	mu      sync.Mutex
 	closed  bool
@@ -74,6 +79,7 @@ func NewEngine(srv *server.MCPServer, opts *Options) *Engine {
 		versions: slices.Clone(mcp.ValidProtocolVersions),
 		longs:    make(map[string]*session),
 		listens:  make(map[*session]struct{}),
+		deliver:  fanout.New[fanout.Queue](fanout.SessionWorkers, fanout.SessionStuck),
 	}
 	var base *slog.Logger
 	if opts != nil {

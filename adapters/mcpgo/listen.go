@@ -3,11 +3,11 @@ package mcpgo
 import (
 	"context"
 	"encoding/json"
-	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/internal/ctxend"
 	"github.com/mcpmount/mcpmount/internal/logval"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
@@ -55,7 +55,7 @@ func (e *Engine) serveListen(ctx context.Context, call *httptransport.Call, s *s
 		if grantsAny(m.Params) {
 			close(acked)
 		}
-	})
+	}, e.deliver)
 
 	e.mu.Lock()
 	if e.closed {
@@ -65,14 +65,11 @@ func (e *Engine) serveListen(ctx context.Context, call *httptransport.Call, s *s
 	e.listens[s] = struct{}{}
 	e.wg.Add(1) // under mu: never concurrent with Close's Wait
 	e.mu.Unlock()
-	var once sync.Once
-	end := func() { // the listen is over here
-		once.Do(func() {
-			e.server.UnregisterSession(context.WithoutCancel(ctx), s.id)
-			e.dropListen(s)
-			s.pipe.close()
-			e.wg.Done()
-		})
+	end := func() { // the listen is over here; it runs once
+		e.server.UnregisterSession(context.WithoutCancel(ctx), s.id)
+		e.dropListen(s)
+		s.pipe.close()
+		e.wg.Done()
 	}
 	if err := e.server.RegisterSession(ctx, s); err != nil {
 		e.dropListen(s)
@@ -90,8 +87,9 @@ func (e *Engine) serveListen(ctx context.Context, call *httptransport.Call, s *s
 		s.frozen.Store(true) // before the handler's end undoes the subscription
 		cancel()
 		<-respC // the handler's answer: the transport sends the final one
-		context.AfterFunc(ctx, end)
-		context.AfterFunc(e.ctx, end)
+		// The stream's end or the engine's ends it, and unregisters it
+		// from the other: a finished listen is not kept until Close.
+		ctxend.Either(ctx, e.ctx, end)
 		return nil, httptransport.ErrHold
 	case resp := <-respC:
 		end()

@@ -24,6 +24,13 @@ func openListen(t *testing.T, addr string, id int) (net.Conn, *sse.Reader) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
+	return conn, listenOn(t, conn, addr, id)
+}
+
+// listenOn sends the listen of openListen on conn and returns the
+// stream's reader once the acknowledgement is read.
+func listenOn(t *testing.T, conn net.Conn, addr string, id int) *sse.Reader {
+	t.Helper()
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta":{%s}}}`, id, modernMeta)
 	fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"+
 		"Mcp-Protocol-Version: 2026-07-28\r\nMcp-Method: subscriptions/listen\r\nContent-Length: %d\r\n\r\n%s", addr, len(body), body)
@@ -41,7 +48,7 @@ func openListen(t *testing.T, addr string, id int) (net.Conn, *sse.Reader) {
 	if m.Method != "notifications/subscriptions/acknowledged" || !strings.Contains(string(m.Params), fmt.Sprintf(`"io.modelcontextprotocol/subscriptionId":%d`, id)) {
 		t.Fatalf("first message %s %s", m.Method, m.Params)
 	}
-	return conn, r
+	return r
 }
 
 func nextMessage(t *testing.T, r *sse.Reader) *jsonrpc.Message {

@@ -4,6 +4,8 @@ import (
 	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpmount/mcpmount/internal/fanout"
 )
 
 // pipeSize is the capacity of a session's notification channel, and so the
@@ -19,23 +21,28 @@ const pipeSize = 16
 // That call is reserve: it waits for room, so that the send that follows
 // always finds some and nothing is dropped; a sender that outpaces the
 // consumer waits for it instead. A goroutine hands the notifications to
-// sink, in order, while there are any; an idle pipe has none. The
-// channels are made on first use: most calls send no notification.
+// sink, in order, while there are any: one of the pipe's own, or the
+// pool's (the pipes of sessions and listens, which a broadcast reaches by
+// the thousand); an idle pipe has none. The channels are made on first
+// use: most calls send no notification.
 type pipe struct {
 	sink func(mcp.JSONRPCNotification)
+	pool *fanout.Pool[fanout.Queue] // nil: a goroutine of the pipe's own
 
 	mu      sync.Mutex
 	ch      chan mcp.JSONRPCNotification
 	slots   chan struct{} // one token per notification reserved and not yet consumed
 	stop    chan struct{} // closed by close: reserve no longer waits
 	pending int           // reserved and not yet received
-	running bool          // a drain goroutine runs
+	running bool          // a goroutine drains the pipe, or it is on the pool
 	closed  bool
-	drained sync.WaitGroup // the drain goroutine
+	drained sync.WaitGroup // the draining goroutine
 }
 
-func newPipe(sink func(mcp.JSONRPCNotification)) *pipe {
-	return &pipe{sink: sink}
+// newPipe returns a pipe to sink, drained on pool (nil: on a goroutine of
+// its own).
+func newPipe(sink func(mcp.JSONRPCNotification), pool *fanout.Pool[fanout.Queue]) *pipe {
+	return &pipe{sink: sink, pool: pool}
 }
 
 // makeLocked makes the channels if need be; the caller holds mu.
@@ -80,40 +87,54 @@ func (p *pipe) reserve() {
 		return
 	}
 	p.pending++
-	if !p.running {
+	start := !p.running
+	if start {
 		p.running = true
 		p.drained.Add(1)
-		go p.drain()
 	}
 	p.mu.Unlock()
+	switch {
+	case !start:
+	case p.pool != nil:
+		p.pool.Push(p)
+	default:
+		go p.drain()
+	}
 }
 
 // drain hands notifications to sink while any are reserved.
 func (p *pipe) drain() {
-	defer p.drained.Done()
-	for {
-		p.mu.Lock()
-		if p.pending == 0 || p.closed {
-			p.running = false
-			p.mu.Unlock()
-			return
-		}
-		p.mu.Unlock()
-		var n mcp.JSONRPCNotification
-		select {
-		case n = <-p.ch: // reserved: its send follows the reservation at once
-		case <-p.stop:
-			continue
-		}
-		<-p.slots
-		p.mu.Lock()
-		p.pending--
-		p.mu.Unlock()
-		p.sink(n)
+	for p.Flush() {
 	}
 }
 
-// close stops the pipe: it waits for the drain goroutine, then hands what
+// Flush hands the next reserved notification to sink, and reports false
+// once none is reserved (or the pipe is closed); it implements
+// fanout.Queue.
+func (p *pipe) Flush() (more bool) {
+	p.mu.Lock()
+	if p.pending == 0 || p.closed {
+		p.running = false
+		p.mu.Unlock()
+		p.drained.Done()
+		return false
+	}
+	p.mu.Unlock()
+	var n mcp.JSONRPCNotification
+	select {
+	case n = <-p.ch: // reserved: its send follows the reservation at once
+	case <-p.stop:
+		return true // closed: the next round says so
+	}
+	<-p.slots
+	p.mu.Lock()
+	p.pending--
+	p.mu.Unlock()
+	p.sink(n)
+	return true
+}
+
+// close stops the pipe: it waits for the draining goroutine, then hands what
 // is left in the channel to sink on the caller's goroutine, so that
 // everything sent before close is consumed, in order, when it returns.
 func (p *pipe) close() {

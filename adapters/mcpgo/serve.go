@@ -119,7 +119,7 @@ func (e *Engine) callSession(ctx context.Context, call *httptransport.Call) (*se
 			return
 		}
 		_ = call.Send(ctx, m) // fails only once the call is over or cancelled
-	})
+	}, nil)
 	return s, nil
 }
 

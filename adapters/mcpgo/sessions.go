@@ -31,7 +31,7 @@ func (e *Engine) Notify(ctx context.Context, sess *httptransport.Session, msg *j
 			return
 		}
 		s = &session{id: e.nextID(sess.ID), kind: kindCall, st: st,
-			pipe: newPipe(func(mcp.JSONRPCNotification) {})} // no stream to send on
+			pipe: newPipe(func(mcp.JSONRPCNotification) {}, nil)} // no stream to send on
 		s.initialized.Store(st.Initialized)
 		defer s.pipe.close()
 	}
@@ -61,7 +61,7 @@ func (e *Engine) OpenSession(ctx context.Context, sess *httptransport.Session, o
 	s.initialized.Store(st.Initialized)
 	box := newOutbox(ctx, out, func(m *jsonrpc.Message) {
 		e.log.Warn("mcpgo: dropping a message for a client that is not taking them", "session", logval.String(sess.ID), "method", logval.String(m.Method))
-	})
+	}, e.deliver)
 	s.pipe = newPipe(func(n mcp.JSONRPCNotification) {
 		m, err := notificationFromMCP(n)
 		if err != nil {
@@ -69,7 +69,7 @@ func (e *Engine) OpenSession(ctx context.Context, sess *httptransport.Session, o
 			return
 		}
 		box.send(m)
-	})
+	}, e.deliver)
 	s.reqs = newRequests(out.Send, nil)
 	s.reqs.done = ctx.Done()
 

@@ -36,8 +36,13 @@ type Config struct {
 	Warn func(msg string, args ...any)
 	// WarnNoFlush logs, once per handler, that w cannot flush.
 	WarnNoFlush func(w http.ResponseWriter)
-	// StoreCtx bounds the context of a call to Events.
+	// StoreCtx bounds the context of a replay from Events.
 	StoreCtx func(parent context.Context) (context.Context, context.CancelFunc)
+	// AppendCtx is the context of an append to Events: bounded as
+	// StoreCtx's, and not ended by the end of the stream's session, so
+	// that an event sent as its session ends is recorded all the same
+	// (the session's events are forgotten once its streams have ended).
+	AppendCtx func() (context.Context, context.CancelFunc)
 }
 
 // Store is what a stream needs of an event store (httptransport.EventStore).

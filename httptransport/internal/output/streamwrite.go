@@ -72,7 +72,7 @@ func (s *Stream) nextIDLocked(data []byte) string {
 		return ""
 	}
 	s.events.seq++
-	ctx, cancel := s.storeCtx()
+	ctx, cancel := s.cfg.AppendCtx()
 	defer cancel()
 	if s.events.seq == 1 && s.events.record {
 		// Before the first id a client could resume with goes out.
@@ -86,8 +86,8 @@ func (s *Stream) nextIDLocked(data []byte) string {
 	return s.events.id + "_" + strconv.Itoa(s.events.seq)
 }
 
-// storeCtx is the context of the EventStore calls made under the stream's
-// lock: the session's, bounded as every call to a user's store is
+// storeCtx is the context of the EventStore replays made under the
+// stream's lock: the session's, bounded as every call to a user's store is
 // (eventsCtx), so that one that stops answering holds the stream, and
 // whoever sends on it, for so long at most.
 func (s *Stream) storeCtx() (context.Context, context.CancelFunc) {
