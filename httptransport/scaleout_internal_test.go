@@ -8,7 +8,10 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
+
+	"github.com/mcpmount/mcpmount/internal/testutil"
 )
 
 // Pair starts two instances sharing one SessionStore (opts.Sessions, or a
@@ -16,11 +19,18 @@ import (
 // balancer.
 func Pair(t *testing.T, opts Options) (a, b *TestServer) {
 	t.Helper()
+	return pairOn(t, nil, opts)
+}
+
+// pairOn is Pair on mn (for a test in a synctest bubble), or on loopback
+// sockets if mn is nil.
+func pairOn(t *testing.T, mn *testutil.MemNet, opts Options) (a, b *TestServer) {
+	t.Helper()
 	if opts.Sessions == nil {
 		opts.Sessions = NewMemorySessionStore()
 	}
 	oa, ob := opts, opts
-	return StartTestServer(t, NewTestEngine(), &oa, nil, false), StartTestServer(t, NewTestEngine(), &ob, nil, false)
+	return startTestServer(t, mn, NewTestEngine(), &oa, nil, false), startTestServer(t, mn, NewTestEngine(), &ob, nil, false)
 }
 
 const ListTools = `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
@@ -164,37 +174,41 @@ func TestSharedStoreGoneForgetsEvents(t *testing.T) {
 // TestSharedStoreLongCallKeepsRecord: a shared session's record lives on
 // past the end of a call that outlasted SessionIdleTimeout, for at least
 // 7/8 of the timeout (the end of a call touches the record unless it was
-// touched within the last eighth).
+// touched within the last eighth). In a synctest bubble: on a loaded
+// machine, a test reading the store more than 7/8 of the timeout after
+// the call's end found the record expired and swept (and took its zero
+// expiry for a time).
 func TestSharedStoreLongCallKeepsRecord(t *testing.T) {
-	const idle = time.Second
-	a, b := Pair(t, Options{SessionIdleTimeout: idle})
-	a.Engine.Gate = make(chan struct{})
-	sid := a.Initialize(Version20251125)
-	done := make(chan int)
-	go func() {
-		resp, _ := a.Do("POST", SessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"remember","arguments":{"text":"r"}}}`)
-		done <- resp.StatusCode
-	}()
-	<-a.Engine.Started
-	time.Sleep(2 * idle)
-	ended := time.Now() // the call ends after this
-	close(a.Engine.Gate)
-	if code := <-done; code != 200 {
-		t.Fatalf("the long call: %d", code)
-	}
-	// The record's life runs from the call's end, not from the janitor's
-	// last round (up to a quarter of idle before). Read from the store, so
-	// that a loaded machine's delays cannot fail the test.
-	store := a.Handler.sessions.(*MemorySessionStore)
-	store.mu.Lock()
-	expires := store.records[sid].expires
-	store.mu.Unlock()
-	if min := ended.Add(idle * 7 / 8); expires.Before(min) {
-		t.Errorf("after a long call the record expires %v after the call's end, want at least %v", expires.Sub(ended), idle*7/8)
-	}
-	if resp, body := b.Do("POST", SessionHeaders(sid, Version20251125), ListTools); resp.StatusCode != 200 {
-		t.Errorf("B after a long call ended (idle timeout %v): %d %s", idle, resp.StatusCode, body)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		const idle = time.Second
+		a, b := pairOn(t, &testutil.MemNet{}, Options{SessionIdleTimeout: idle})
+		a.Engine.Gate = make(chan struct{})
+		sid := a.Initialize(Version20251125)
+		done := make(chan int)
+		go func() {
+			resp, _ := a.Do("POST", SessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"remember","arguments":{"text":"r"}}}`)
+			done <- resp.StatusCode
+		}()
+		<-a.Engine.Started
+		time.Sleep(2 * idle)
+		ended := time.Now() // the call ends after this
+		close(a.Engine.Gate)
+		if code := <-done; code != 200 {
+			t.Fatalf("the long call: %d", code)
+		}
+		// The record's life runs from the call's end, not from the
+		// janitor's last round (up to a quarter of idle before).
+		store := a.Handler.sessions.(*MemorySessionStore)
+		store.mu.Lock()
+		rec, ok := store.records[sid]
+		store.mu.Unlock()
+		if min := ended.Add(idle * 7 / 8); !ok || rec.expires.Before(min) {
+			t.Errorf("after a long call the record expires %v after the call's end (held: %v), want at least %v", rec.expires.Sub(ended), ok, idle*7/8)
+		}
+		if resp, body := b.Do("POST", SessionHeaders(sid, Version20251125), ListTools); resp.StatusCode != 200 {
+			t.Errorf("B after a long call ended (idle timeout %v): %d %s", idle, resp.StatusCode, body)
+		}
+	})
 }
 
 // TestSharedStoreResumeElsewhere: a client whose GET stream dropped on
