@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpmount/mcpmount/jsonrpc"
@@ -108,27 +109,29 @@ func WantSSEError(t *testing.T, resp *http.Response, body string, status int, co
 // answer an event on it) or only JSON (the delay lifts the server's
 // timeout, as opening the stream does).
 func TestModernCallOutlivesServerWriteTimeout(t *testing.T) {
-	for _, tc := range []struct {
-		h2     bool
-		accept string
-	}{
-		{false, "application/json, text/event-stream"},
-		{true, "application/json, text/event-stream"},
-		{false, "application/json"},
-		{true, "application/json"},
-	} {
-		h2 := tc.h2
-		s := newLiftServer(t, 600*time.Millisecond, 300*time.Millisecond, 50*time.Millisecond, h2)
-		hdr := ModernHeaders("tools/call")
-		hdr.Set("Mcp-Name", "late-ok")
-		hdr.Set("Accept", tc.accept)
-		resp, body := s.Do("POST", hdr, slowAnswerCall("late-ok"))
-		want := "text/event-stream"
-		if tc.accept == "application/json" {
-			want = "application/json"
+	synctest.Test(t, func(t *testing.T) {
+		for _, tc := range []struct {
+			h2     bool
+			accept string
+		}{
+			{false, "application/json, text/event-stream"},
+			{true, "application/json, text/event-stream"},
+			{false, "application/json"},
+			{true, "application/json"},
+		} {
+			h2 := tc.h2
+			s := newLiftServer(t, 600*time.Millisecond, 300*time.Millisecond, 50*time.Millisecond, h2)
+			hdr := ModernHeaders("tools/call")
+			hdr.Set("Mcp-Name", "late-ok")
+			hdr.Set("Accept", tc.accept)
+			resp, body := s.Do("POST", hdr, slowAnswerCall("late-ok"))
+			want := "text/event-stream"
+			if tc.accept == "application/json" {
+				want = "application/json"
+			}
+			if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != want || !strings.Contains(body, `"text":"late"`) {
+				t.Fatalf("HTTP/2 %v, Accept %q: %d %s %q, want the result as %s", h2, tc.accept, resp.StatusCode, resp.Header.Get("Content-Type"), body, want)
+			}
 		}
-		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != want || !strings.Contains(body, `"text":"late"`) {
-			t.Fatalf("HTTP/2 %v, Accept %q: %d %s %q, want the result as %s", h2, tc.accept, resp.StatusCode, resp.Header.Get("Content-Type"), body, want)
-		}
-	}
+	})
 }
