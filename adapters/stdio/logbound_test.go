@@ -3,7 +3,6 @@ package stdio_test
 import (
 	"context"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -14,17 +13,14 @@ import (
 	"github.com/mcpmount/mcpmount/adapters/stdio"
 	"github.com/mcpmount/mcpmount/httptransport"
 	"github.com/mcpmount/mcpmount/internal/logval"
+	"github.com/mcpmount/mcpmount/internal/stdiotest"
 )
 
-// noisy serves testdata/noisy.mjs, a stdio server that misbehaves on
-// request, with opts.
+// noisy serves stdiotest's Noisy child, a stdio server that misbehaves
+// on request, with opts.
 func noisy(t *testing.T, opts *stdio.Options) *fixture {
 	t.Helper()
-	script, err := filepath.Abs("testdata/noisy.mjs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return newFixtureOf(t, nodeCommand(t, script), opts, nil)
+	return newFixtureOf(t, goChild(t, stdiotest.Noisy), opts, nil)
 }
 
 // atMostBurst fails unless the engine wrote at most logval.Burst lines of
