@@ -38,9 +38,11 @@ const (
 	// Noisy misbehaves on request, for the tests that bound the engine's
 	// logs. Its tools: "garbage" writes arguments.lines lines that are
 	// not JSON-RPC on stdout before its answer; "stderr" writes
-	// arguments.lines lines on stderr; "exit" ends the process at once.
-	// An initialize whose clientInfo.name is "exit-on-initialize" ends it
-	// too.
+	// arguments.lines lines on stderr; "exit" ends the process at once;
+	// "ask" sends the client a sampling/createMessage request and answers
+	// its call without waiting for the client's, which it then writes on
+	// stderr ("noisy: answered: " and the line). An initialize whose
+	// clientInfo.name is "exit-on-initialize" ends it too.
 	Noisy = "noisy"
 )
 

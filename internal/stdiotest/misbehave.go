@@ -10,11 +10,14 @@ import (
 	"syscall"
 )
 
-// request is a JSON-RPC request, as the hand-written children read it.
+// request is a JSON-RPC request, or an answer to one of the child's
+// (without a method), as the hand-written children read it.
 type request struct {
 	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
+	Method string          `json:"method,omitempty"`
+	Params json.RawMessage `json:"params,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  json.RawMessage `json:"error,omitempty"`
 }
 
 // keepServing is what answer returns in serveLines to go on.
@@ -22,8 +25,9 @@ const keepServing = -1
 
 // serveLines reads requests from stdin, one a line, and writes to stdout
 // the result answer gives each (notifications, and lines that are not
-// JSON, are skipped; answer may write lines of its own to out before). An
-// exit status other than keepServing ends the child at once with it;
+// JSON, are skipped; answer may write lines of its own to out before; it
+// is given answers to its own requests too, whose result is not sent).
+// An exit status other than keepServing ends the child at once with it;
 // serveLines returns 0 when stdin ends.
 func serveLines(answer func(req *request, out *bufio.Writer) (result string, exit int)) int {
 	out := bufio.NewWriterSize(os.Stdout, 1<<16)
@@ -37,6 +41,9 @@ func serveLines(answer func(req *request, out *bufio.Writer) (result string, exi
 		result, exit := answer(&req, out)
 		if exit != keepServing {
 			return exit
+		}
+		if req.Method == "" {
+			continue
 		}
 		fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":%s}`+"\n", req.ID, result)
 		if out.Flush() != nil {

@@ -23,6 +23,11 @@ type noisyParams struct {
 // noisy is the Noisy child.
 func noisy() int {
 	return serveLines(func(req *request, out *bufio.Writer) (string, int) {
+		if req.Method == "" { // an answer to "ask"
+			b, _ := json.Marshal(req)
+			fmt.Fprintf(os.Stderr, "noisy: answered: %s\n", b)
+			return "", keepServing
+		}
 		var p noisyParams
 		_ = json.Unmarshal(req.Params, &p)
 		switch req.Method {
@@ -33,7 +38,7 @@ func noisy() int {
 			v, _ := json.Marshal(p.ProtocolVersion)
 			return `{"protocolVersion":` + string(v) + `,"capabilities":{"tools":{}},"serverInfo":{"name":"noisy","version":"0"}}`, keepServing
 		case "tools/list":
-			return `{"tools":[{"name":"garbage","inputSchema":{"type":"object"}},{"name":"stderr","inputSchema":{"type":"object"}},{"name":"exit","inputSchema":{"type":"object"}}]}`, keepServing
+			return `{"tools":[{"name":"garbage","inputSchema":{"type":"object"}},{"name":"stderr","inputSchema":{"type":"object"}},{"name":"exit","inputSchema":{"type":"object"}},{"name":"ask","inputSchema":{"type":"object"}}]}`, keepServing
 		case "tools/call":
 			switch p.Name {
 			case "exit":
@@ -42,6 +47,8 @@ func noisy() int {
 				numbered(out, p.Arguments.Lines, "this is not JSON-RPC")
 			case "stderr":
 				numbered(os.Stderr, p.Arguments.Lines, "noisy: a line on stderr")
+			case "ask":
+				fmt.Fprintln(out, `{"jsonrpc":"2.0","id":"ask","method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":10}}`)
 			}
 			return `{"content":[{"type":"text","text":"done"}]}`, keepServing
 		}
