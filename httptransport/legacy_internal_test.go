@@ -13,12 +13,19 @@ import (
 // the endpoint URI of its first event.
 func OpenLegacy(t *testing.T, ctx context.Context, rawURL string, header http.Header) (*SSEReader, string) {
 	t.Helper()
+	return OpenLegacyVia(t, ctx, http.DefaultClient, rawURL, header)
+}
+
+// OpenLegacyVia is OpenLegacy with client (a TestServer's, to speak
+// HTTP/2 with it).
+func OpenLegacyVia(t *testing.T, ctx context.Context, client *http.Client, rawURL string, header http.Header) (*SSEReader, string) {
+	t.Helper()
 	req, _ := http.NewRequestWithContext(ctx, "GET", rawURL, nil)
 	req.Header.Set("Accept", "text/event-stream")
 	for k, v := range header {
 		req.Header[k] = v
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,7 +42,7 @@ func TestPendingNotificationSurvivesPark(t *testing.T) {
 				}
 				_ = st.Send(jsonrpc.NewNotification("notifications/message", json.RawMessage(`{"data":"first"}`)))
 				_ = st.Send(jsonrpc.NewNotification("notifications/message", json.RawMessage(`{"data":"`+big+`"}`)))
-				parked <- h.park(w, r, st, func() { close(gone) })
+				parked <- h.park(w, r, st, false, func() { close(gone) })
 			}))
 			defer srv.Close()
 			resp, err := http.Get(srv.URL)
