@@ -43,6 +43,7 @@ func OpenLegacyVia(t *testing.T, ctx context.Context, client *http.Client, rawUR
 
 // TestLegacyShutdown: Shutdown ends 2024-11-05 streams, and their sessions.
 func TestLegacyShutdown(t *testing.T) {
+	t.Parallel()
 	s := NewTestServer(t, &Options{KeepAlive: 10 * time.Millisecond})
 	r, endpoint := OpenLegacy(t, context.Background(), s.URL, nil)
 	e, err := r.R.Next() // keep-alive comments flow on the legacy stream
@@ -84,6 +85,7 @@ func (e versionsEngine) Describe(ctx context.Context) *Description {
 // 405, as from a server without that transport, with an error naming the
 // transport to use, and the engine opens nothing.
 func TestLegacyFollowsEngineVersions(t *testing.T) {
+	t.Parallel()
 	te := NewTestEngine()
 	s := StartTestServer(t, te, nil, nil, false)
 	s.Handler.engine = versionsEngine{te, []string{Version20260728, Version20251125}}

@@ -49,6 +49,7 @@ func overQuota(t *testing.T, what string, resp *http.Response, body string) {
 // flight gets 429 for more, in every era, and nothing of the refused POST
 // runs; other principals are served; a place frees when a call ends.
 func TestMaxCallsPerPrincipal(t *testing.T) {
+	t.Parallel()
 	s := httptransport.StartTestServer(t, httptransport.NewTestEngine(), &httptransport.Options{MaxCallsPerPrincipal: 2}, asUser, false)
 	slow := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"text":"s"},` + httptransport.Meta + `}}`
 	h := httptransport.ModernHeaders("tools/call")
@@ -114,6 +115,7 @@ func TestMaxCallsPerPrincipal(t *testing.T) {
 // quota per principal: past it, 429; other principals are not affected;
 // closing a stream frees its place.
 func TestMaxStreamsPerPrincipal(t *testing.T) {
+	t.Parallel()
 	s := httptransport.StartTestServer(t, httptransport.NewTestEngine(), &httptransport.Options{MaxStreamsPerPrincipal: 1}, asUser, false)
 	lh := httptransport.ModernHeaders("subscriptions/listen")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -155,6 +157,7 @@ func TestMaxStreamsPerPrincipal(t *testing.T) {
 // taken over from net/http or not: a listen with its final result, a
 // 2025-era GET stream and a 2024-11-05 event stream by ending.
 func TestMaxStreamDuration(t *testing.T) {
+	t.Parallel()
 	const limit = 150 * time.Millisecond
 	for _, disableHijack := range []bool{false, true} {
 		e := httptransport.NewTestEngine()
@@ -222,6 +225,7 @@ func TestMaxStreamDuration(t *testing.T) {
 // TestStreamsEndAtTokenExpiry: a held stream ends when the credential that
 // opened it expires, unless StreamsOutliveTokens.
 func TestStreamsEndAtTokenExpiry(t *testing.T) {
+	t.Parallel()
 	h := withUser(httptransport.ModernHeaders("subscriptions/listen"), "alice")
 	h.Set("X-Test-Expiry", "200ms")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -266,6 +270,7 @@ func TestStreamsEndAtTokenExpiry(t *testing.T) {
 // time under MaxCallsPerPrincipal: 1 is never refused, in any era, JSON or
 // SSE, whatever the timing.
 func TestQuotaFreeOnceAnswered(t *testing.T) {
+	t.Parallel()
 	s := httptransport.StartTestServer(t, httptransport.NewTestEngine(), &httptransport.Options{MaxCallsPerPrincipal: 1}, asUser, false)
 	echo := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"e"},` + httptransport.Meta + `}}`
 	modernJSON := withUser(httptransport.ModernHeaders("tools/call"), "alice")
@@ -317,6 +322,7 @@ func TestQuotaFreeOnceAnswered(t *testing.T) {
 // MaxStreamsPerPrincipal: 1, whether the stream was taken over from
 // net/http or not.
 func TestStreamPlaceFreeOnceEnded(t *testing.T) {
+	t.Parallel()
 	for _, disableHijack := range []bool{false, true} {
 		e := httptransport.NewTestEngine()
 		e.Hold = true
@@ -370,6 +376,7 @@ func TestStreamPlaceFreeOnceEnded(t *testing.T) {
 // session (DELETE, or the idle timeout) frees its place, a DELETE's before
 // its answer.
 func TestMaxSessionsPerPrincipal(t *testing.T) {
+	t.Parallel()
 	s := httptransport.StartTestServer(t, httptransport.NewTestEngine(), &httptransport.Options{MaxSessionsPerPrincipal: 2, SessionIdleTimeout: 2 * time.Second}, asUser, false)
 	initialize := func(user string) (*http.Response, string) {
 		return s.Do("POST", withUser(httptransport.SessionHeaders("", ""), user), `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
@@ -432,6 +439,7 @@ func (s *refusingStore) Put(ctx context.Context, rec *httptransport.SessionRecor
 // TestSessionPlaceFreeOnFailedInitialize: an initialize that fails (here
 // the store refuses the record) keeps no place in the principal's quota.
 func TestSessionPlaceFreeOnFailedInitialize(t *testing.T) {
+	t.Parallel()
 	store := &refusingStore{MemorySessionStore: httptransport.NewMemorySessionStore()}
 	s := httptransport.StartTestServer(t, httptransport.NewTestEngine(), &httptransport.Options{MaxSessionsPerPrincipal: 1, Sessions: store}, asUser, false)
 	initialize := func() (*http.Response, string) {

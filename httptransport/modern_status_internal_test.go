@@ -51,6 +51,7 @@ func slowAnswerCall(name string) string {
 // status the spec gives it (spec 2026-07-28 basic/transports/streamable-http; spec 2026-07-28 basic#error-codes): 404 for -32601, 400 for
 // -32021.
 func TestModernErrorKeepsStatusBeforeFlush(t *testing.T) {
+	t.Parallel()
 	te := NewTestEngine()
 	s := StartTestServer(t, te, nil, nil, false)
 	s.Handler.engine = slowAnswerEngine{te, 150 * time.Millisecond}
@@ -80,6 +81,7 @@ func TestModernErrorKeepsStatusBeforeFlush(t *testing.T) {
 // drop it), and an error the engine returns after that is an SSE event
 // under 200. (The default delay is 1 s; the test shortens it.)
 func TestModernLateErrorIsSSEEvent(t *testing.T) {
+	t.Parallel()
 	te := NewTestEngine()
 	s := StartTestServer(t, te, nil, nil, false)
 	s.Handler.engine = slowAnswerEngine{te, 150 * time.Millisecond}
@@ -109,6 +111,7 @@ func WantSSEError(t *testing.T, resp *http.Response, body string, status int, co
 // answer an event on it) or only JSON (the delay lifts the server's
 // timeout, as opening the stream does).
 func TestModernCallOutlivesServerWriteTimeout(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		for _, tc := range []struct {
 			h2     bool

@@ -19,6 +19,7 @@ import (
 // which would pass before the flush delay lifts it (and on HTTP/2 resets
 // the stream when it fires), is lifted as the call starts.
 func TestServerWriteTimeoutShorterThanFlushDelay(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		for _, h2 := range []bool{false, true} {
 			for _, modern := range []bool{false, true} {

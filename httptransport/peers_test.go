@@ -17,6 +17,7 @@ import (
 // TestLegacyDropCancels: a 2024-11-05 client leaving (its event stream
 // closed) cancels the calls of its session.
 func TestLegacyDropCancels(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	_, endpoint := httptransport.OpenLegacy(t, ctx, s.URL, nil)
@@ -35,6 +36,7 @@ func TestLegacyDropCancels(t *testing.T) {
 
 // TestDefaultBodyLimit: with nil options a body over 4 MiB gets 413.
 func TestDefaultBodyLimit(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, nil)
 	h := httptransport.ModernHeaders("tools/call")
 	h.Set("Mcp-Name", "echo")
@@ -61,6 +63,7 @@ func countComments(t *testing.T, r *httptransport.SSEReader, n int) {
 // stream and on a silent 2026-07-28 call's stream, not only on listens
 // (a complaint against the peers: proxies cut quiet streams).
 func TestKeepAliveGetAndPost(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, &httptransport.Options{KeepAlive: 20 * time.Millisecond, HeaderFlushDelay: 10 * time.Millisecond})
 	sid := s.Initialize(httptransport.Version20251125)
 	gh := httptransport.GetHeaders(sid, httptransport.Version20251125)
@@ -81,6 +84,7 @@ func TestKeepAliveGetAndPost(t *testing.T) {
 // the stream kills neither a 2025-era GET stream silent past it nor a
 // POST stream whose tool goes quiet.
 func TestWriteTimeoutGetAndPost(t *testing.T) {
+	t.Parallel()
 	e := httptransport.NewTestEngine()
 	gate := make(chan struct{})
 	e.Gate = gate
@@ -117,6 +121,7 @@ func TestWriteTimeoutGetAndPost(t *testing.T) {
 // deadline (WriteTimeout), instead of being left to net/http after the
 // handler returns, with no deadline in force.
 func TestStalledReaderOfLiftedAnswers(t *testing.T) {
+	t.Parallel()
 	h := httptransport.New(httptransport.NewTestEngine(), &httptransport.Options{WriteTimeout: 300 * time.Millisecond})
 	srv := httptest.NewUnstartedServer(h)
 	srv.Config.WriteTimeout = time.Second
@@ -149,6 +154,7 @@ func TestStalledReaderOfLiftedAnswers(t *testing.T) {
 // to say still sends a first byte (a comment) right after its headers, so
 // clients waiting for one do not hang.
 func TestH2GetStreamFirstByte(t *testing.T) {
+	t.Parallel()
 	s := httptransport.StartTestServer(t, httptransport.NewTestEngine(), nil, nil, true)
 	sid := s.Initialize(httptransport.Version20251125)
 	gh := httptransport.GetHeaders(sid, httptransport.Version20251125)

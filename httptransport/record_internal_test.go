@@ -35,6 +35,7 @@ func (s *lateReplyStore) TouchGet(ctx context.Context, id string, ttl time.Durat
 // (after 6 s of 8 here), lost to the other instances of a scaled-out
 // deployment while the client still used the session.
 func TestShortCallAfterSlowRefreshKeepsRecord(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		const idle = 8 * time.Second // the janitor's rounds are 2 s apart
 		store := &lateReplyStore{MemorySessionStore: NewMemorySessionStore(), delay: 1500 * time.Millisecond}

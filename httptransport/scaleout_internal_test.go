@@ -46,6 +46,7 @@ func standaloneOf(t *testing.T, s *TestServer, sid string) string {
 // still serves it after several idle timeouts; once nothing holds it, it
 // expires everywhere and its events are forgotten.
 func TestSharedStoreHeldStream(t *testing.T) {
+	t.Parallel()
 	events := NewMemoryEventStore(nil)
 	a, b := Pair(t, Options{SessionIdleTimeout: 100 * time.Millisecond, Events: events})
 	sid := a.Initialize(Version20251125)
@@ -95,6 +96,7 @@ func TestSharedStoreHeldStream(t *testing.T) {
 // 2025-11-25 basic/transports#resumability-and-redelivery), and each
 // instance resumes its own.
 func TestSharedStoreEventIDs(t *testing.T) {
+	t.Parallel()
 	events := NewMemoryEventStore(nil)
 	a, b := Pair(t, Options{Events: events})
 	sid := a.Initialize(Version20251125)
@@ -144,6 +146,7 @@ func TestSharedStoreEventIDs(t *testing.T) {
 // record gone (deleted or expired in the store) ends the session here and
 // forgets its events at once, without waiting for the janitor.
 func TestSharedStoreGoneForgetsEvents(t *testing.T) {
+	t.Parallel()
 	events := NewMemoryEventStore(nil)
 	store := NewMemorySessionStore()
 	a := StartTestServer(t, NewTestEngine(), &Options{Sessions: store, Events: events, SessionIdleTimeout: time.Hour}, nil, false)
@@ -179,6 +182,7 @@ func TestSharedStoreGoneForgetsEvents(t *testing.T) {
 // the call's end found the record expired and swept (and took its zero
 // expiry for a time).
 func TestSharedStoreLongCallKeepsRecord(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		const idle = time.Second
 		a, b := pairOn(t, &testutil.MemNet{}, Options{SessionIdleTimeout: idle})
@@ -215,6 +219,7 @@ func TestSharedStoreLongCallKeepsRecord(t *testing.T) {
 // one instance resumes on another with a shared EventStore: it gets the
 // events it missed, then the new instance's live ones.
 func TestSharedStoreResumeElsewhere(t *testing.T) {
+	t.Parallel()
 	a, b := Pair(t, Options{Events: NewMemoryEventStore(nil)})
 	sid := a.Initialize(Version20251125)
 	aStandalone := standaloneOf(t, a, sid)
@@ -269,6 +274,7 @@ func (s *slowStore) Touch(ctx context.Context, id string, ttl time.Duration) err
 // has its own time bound, so a slow store delays a round but never leaves the
 // later sessions of a round untouched (their records would lapse).
 func TestJanitorStoreBoundPerCall(t *testing.T) {
+	t.Parallel()
 	store := &slowStore{MemorySessionStore: NewMemorySessionStore(), delay: 30 * time.Millisecond}
 	h := New(NewTestEngine(), &Options{Sessions: store, SessionIdleTimeout: time.Hour})
 	defer h.Shutdown(context.Background())
@@ -294,6 +300,7 @@ func TestJanitorStoreBoundPerCall(t *testing.T) {
 // in the shared store before the call's answer goes out, so an instance the
 // client reaches next, right after the answer, serves the session with it.
 func TestSharedStoreStateBeforeAnswer(t *testing.T) {
+	t.Parallel()
 	a, b := Pair(t, Options{SessionIdleTimeout: -1})
 	a.Engine.Gate = make(chan struct{})
 	close(a.Engine.Gate)
@@ -322,6 +329,7 @@ func TestSharedStoreStateBeforeAnswer(t *testing.T) {
 // events too: no one could resume those streams there any more, and
 // nothing else would ever remove them.
 func TestSharedStoreLocalEventsForgotten(t *testing.T) {
+	t.Parallel()
 	a, b := Pair(t, Options{SessionIdleTimeout: 200 * time.Millisecond})
 	sid := a.Initialize(Version20251125)
 	h := GetHeaders(sid, Version20251125)
@@ -360,6 +368,7 @@ func TestSharedStoreLocalEventsForgotten(t *testing.T) {
 // a shared event store still holding the old streams' events, reused ids
 // would mix old events into the new streams and their resumption.
 func TestSharedEventsReadoptedSessionNewIDs(t *testing.T) {
+	t.Parallel()
 	a, b := Pair(t, Options{SessionIdleTimeout: 200 * time.Millisecond, Events: NewMemoryEventStore(nil)})
 	sid := a.Initialize(Version20251125)
 	h := GetHeaders(sid, Version20251125)
@@ -410,6 +419,7 @@ func TestSharedEventsReadoptedSessionNewIDs(t *testing.T) {
 // (touching the session's record) has the store's time bound, so a store
 // that stops answering does not keep Shutdown waiting for it.
 func TestStreamEndStoreBound(t *testing.T) {
+	t.Parallel()
 	store := NewFaultStore()
 	s := StartTestServer(t, NewTestEngine(), &Options{Sessions: store, SessionIdleTimeout: time.Hour}, nil, false)
 	s.Handler.cfg.storeTimeout = 100 * time.Millisecond

@@ -12,6 +12,7 @@ import (
 // every instance sharing the store (spec 2025-11-25 basic/transports#session-management: 404 from then on), and
 // the other instance's GET stream ends with it.
 func TestSharedStoreDelete(t *testing.T) {
+	t.Parallel()
 	a, b := httptransport.Pair(t, httptransport.Options{SessionIdleTimeout: 100 * time.Millisecond})
 	sid := a.Initialize(httptransport.Version20251125)
 	if resp, body := b.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), httptransport.ListTools); resp.StatusCode != 200 {
@@ -48,6 +49,7 @@ func TestSharedStoreDelete(t *testing.T) {
 // not end it while another instance serves it: the record stays, and the
 // first instance serves the session again when a request comes back.
 func TestSharedStoreIdleElsewhere(t *testing.T) {
+	t.Parallel()
 	a, b := httptransport.Pair(t, httptransport.Options{SessionIdleTimeout: 150 * time.Millisecond})
 	sid := a.Initialize(httptransport.Version20251125)
 	for end := time.Now().Add(600 * time.Millisecond); time.Now().Before(end); time.Sleep(30 * time.Millisecond) {
@@ -63,6 +65,7 @@ func TestSharedStoreIdleElsewhere(t *testing.T) {
 // TestSharedStoreDeleteNotUndone: a call that ends after a DELETE on
 // another instance does not write the session back.
 func TestSharedStoreDeleteNotUndone(t *testing.T) {
+	t.Parallel()
 	a, b := httptransport.Pair(t, httptransport.Options{SessionIdleTimeout: -1}) // no janitor to notice the DELETE
 	a.Engine.Gate = make(chan struct{})
 	sid := a.Initialize(httptransport.Version20251125)

@@ -21,6 +21,7 @@ import (
 // stream with no event, or, from a client that takes only JSON, a -32800
 // error; it once got a bare 200 with no Content-Type, which clients reject.
 func TestCancelledCallPOSTIsReadable(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ how, accept, ct string }{
 		{"notifications/cancelled", "application/json, text/event-stream", "text/event-stream"},
 		{"DELETE", "application/json, text/event-stream", "text/event-stream"},
@@ -113,6 +114,7 @@ func newLiftServer(t *testing.T, delay, writeTimeout, flush time.Duration, h2 bo
 // delay), alone or in a 2025-03-26 batch answered as a JSON array (the
 // batch once got no lift and lost its answer).
 func TestJSONBatchOutlivesServerWriteTimeout(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		s := newLiftServer(t, 600*time.Millisecond, 300*time.Millisecond, 50*time.Millisecond, false)
 		sid := s.Initialize(Version20250326)

@@ -29,6 +29,7 @@ func (s slowFalseStore) Publish(ctx context.Context, sid string, msg []byte) err
 // attached the client's next GET: the messages of the session still go
 // to that stream (the notices carry the attachment's generation).
 func TestStaleLetGoNoticeIgnored(t *testing.T) {
+	t.Parallel()
 	a, b := Pair(t, Options{Sessions: slowFalseStore{NewMemorySessionStore()}})
 	sid := a.Initialize(Version20251125)
 	ctx1, cancel1 := context.WithCancel(context.Background())
@@ -90,6 +91,7 @@ func (s failForwardStore) Publish(ctx context.Context, sid string, msg []byte) e
 // which the relay then fails to forward to a GET on another instance, is
 // kept still: the client's next GET here gets it.
 func TestKeptMessagesSurviveFailedForward(t *testing.T) {
+	t.Parallel()
 	a, b := Pair(t, Options{Sessions: failForwardStore{NewMemorySessionStore()}})
 	sid := a.Initialize(Version20251125)
 	note := jsonrpc.NewNotification("notifications/message", json.RawMessage(`{"level":"info","data":1}`))

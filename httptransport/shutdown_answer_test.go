@@ -17,6 +17,7 @@ import (
 // stream), so their clients know to send them again; before, an SSE
 // client got an empty stream, and a 2024-11-05 one a stream that ended.
 func TestShutdownAnswersAbandonedCalls(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, &httptransport.Options{HeaderFlushDelay: 10 * time.Millisecond})
 	sid := s.Initialize(httptransport.Version20251125)
 	sid0618 := s.Initialize(httptransport.Version20250618)
@@ -95,6 +96,7 @@ func TestShutdownAnswersAbandonedCalls(t *testing.T) {
 // over from net/http by then: always on HTTP/2, on HTTP/1.1 when Shutdown
 // came before the GET's handler got that far (1 run in 7).
 func TestShutdownWaitsForLegacyAnswers(t *testing.T) {
+	t.Parallel()
 	for _, h2 := range []bool{false, true} {
 		s := httptransport.StartTestServer(t, httptransport.NewTestEngine(), nil, nil, h2)
 		s.Engine.Gate = make(chan struct{})

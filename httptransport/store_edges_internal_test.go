@@ -38,6 +38,7 @@ func (e *hangingCloseEvents) SessionClosed(ctx context.Context, session string) 
 // session once waited on SessionClosed forever: the janitor stopped, and
 // no other session ever expired.
 func TestJanitorHungEventStore(t *testing.T) {
+	t.Parallel()
 	ev := &hangingCloseEvents{MemoryEventStore: NewMemoryEventStore(nil), release: make(chan struct{})}
 	s := StartTestServer(t, NewTestEngine(), &Options{Events: ev, SessionIdleTimeout: 100 * time.Millisecond}, nil, false)
 	t.Cleanup(func() { close(ev.release) }) // runs before the server's Shutdown
@@ -58,6 +59,7 @@ func TestJanitorHungEventStore(t *testing.T) {
 // store bound, although the EventStore's SessionClosed hangs (the handler
 // once never returned, even after the client had left).
 func TestGoneSessionHungEventStore(t *testing.T) {
+	t.Parallel()
 	store := NewMemorySessionStore()
 	ev := &hangingCloseEvents{MemoryEventStore: NewMemoryEventStore(nil), release: make(chan struct{})}
 	s := StartTestServer(t, NewTestEngine(), &Options{Sessions: store, Events: ev, SessionIdleTimeout: time.Hour}, nil, false)
@@ -112,6 +114,7 @@ func (s *GatedGetStore) Get(ctx context.Context, id string) (*SessionRecord, err
 // as the server writes it; "+0" (which strconv.Atoi takes) is an id the
 // server never issued, refused with 400 like any unknown id.
 func TestLastEventIDSigned(t *testing.T) {
+	t.Parallel()
 	s := NewTestServer(t, nil)
 	sid := s.Initialize(Version20251125)
 	s.Engine.Broadcast() // standalone event 1, stored
@@ -129,6 +132,7 @@ func TestLastEventIDSigned(t *testing.T) {
 // it is listed in its session, where a concurrent end (DELETE, expiry)
 // cuts it (run with -race: newCallStream once wrote st.priming after).
 func TestNewCallStreamRacesEnd(t *testing.T) {
+	t.Parallel()
 	h := New(NewTestEngine(), nil)
 	defer h.Shutdown(context.Background())
 	for range 20 {
@@ -172,6 +176,7 @@ func (e *hangingAfterEvents) After(ctx context.Context, session, stream string, 
 // not live here (replayEnded) gets its answer although the store hangs (it
 // once waited for as long as the client did).
 func TestReplayHungEventStore(t *testing.T) {
+	t.Parallel()
 	s := NewTestServer(t, &Options{Events: &hangingAfterEvents{MemoryEventStore: NewMemoryEventStore(nil)}})
 	s.Handler.cfg.storeTimeout = 100 * time.Millisecond
 	sid := s.Initialize(Version20251125)
@@ -197,6 +202,7 @@ func TestReplayHungEventStore(t *testing.T) {
 // shared store that stopped answering gets 503 within the store bound, not
 // when the client gives up.
 func TestRequestHungSessionStore(t *testing.T) {
+	t.Parallel()
 	store := NewFaultStore()
 	a := StartTestServer(t, NewTestEngine(), &Options{Sessions: store}, nil, false)
 	b := StartTestServer(t, NewTestEngine(), &Options{Sessions: store}, nil, false)

@@ -30,6 +30,7 @@ func (s *TestServer) OpenGET(t *testing.T, sid string) *SSEReader {
 
 // TestSessionExpiry: an idle session is ended, and its id then gets 404.
 func TestSessionExpiry(t *testing.T) {
+	t.Parallel()
 	s := NewTestServer(t, &Options{SessionIdleTimeout: 40 * time.Millisecond})
 	sid := s.Initialize(Version20251125)
 	deadline := time.Now().Add(5 * time.Second)
@@ -55,6 +56,7 @@ func TestSessionExpiry(t *testing.T) {
 // in flight leaves no stream behind in the session (each such refusal
 // would otherwise hold one until the session ended).
 func TestRefusedDuplicateKeepsNothing(t *testing.T) {
+	t.Parallel()
 	s := NewTestServer(t, nil)
 	sid := s.Initialize(Version20251125)
 	h := SessionHeaders(sid, Version20251125)
@@ -96,6 +98,7 @@ func (panickyEngine) Notify(context.Context, *Session, *jsonrpc.Message) { panic
 // costs the client nothing: the POST gets its 202, and the session serves
 // on.
 func TestNotifyPanicSurvived(t *testing.T) {
+	t.Parallel()
 	te := NewTestEngine()
 	s := StartTestServer(t, te, &Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, nil, false)
 	s.Handler.engine = panickyEngine{te}
@@ -118,6 +121,7 @@ func TestNotifyPanicSurvived(t *testing.T) {
 // answer; each refused one (the SDK's keepalive pings on a long call, say)
 // stayed registered until the call ended.
 func TestRefusedServerRequestForgotten(t *testing.T) {
+	t.Parallel()
 	s := NewTestServer(t, nil)
 	sid := s.Initialize(Version20251125)
 	s.Handler.mu.Lock()
