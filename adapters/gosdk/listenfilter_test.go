@@ -108,6 +108,7 @@ func (l *rawListen) until(t *testing.T, want notice) []notice {
 // to the listens of that URI. A last update of a URI all three watch marks
 // the end, since a listen's notifications arrive in order.
 func TestListensGetOnlyTheirFilter(t *testing.T) {
+	t.Parallel()
 	const uriA, uriB, mark = "file:///a", "file:///b", "file:///mark"
 	subscribed := make(chan string, 16)
 	server := mcp.NewServer(&mcp.Implementation{Name: "filters", Version: "1.0.0"}, &mcp.ServerOptions{
@@ -202,6 +203,7 @@ func TestListensGetOnlyTheirFilter(t *testing.T) {
 // server that tracks subscriptions sees nobody watching. The SDK session
 // of each listen unsubscribes once as it gives way to the watcher.
 func TestListenWatchEndsWithLastListen(t *testing.T) {
+	t.Parallel()
 	const uri = "file:///w"
 	var unsubscribed atomic.Int32
 	server := mcp.NewServer(&mcp.Implementation{Name: "unsub", Version: "1.0.0"}, &mcp.ServerOptions{

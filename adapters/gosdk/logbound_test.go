@@ -78,6 +78,7 @@ func signed(t *testing.T, priv ed25519.PrivateKey, resource, kid string) string 
 // is 700 KiB (68 MiB of WARN logs before), write less than 1 MiB of logs,
 // and none reaches the server.
 func TestHugeKidFloodLogsBounded(t *testing.T) {
+	t.Parallel()
 	logs := &testutil.CountingLog{Keep: 64 << 10}
 	server := mcp.NewServer(&mcp.Implementation{Name: "logs", Version: "1"}, nil)
 	url, priv := loggedStack(t, server, logs)
@@ -127,6 +128,7 @@ func TestHugeKidFloodLogsBounded(t *testing.T) {
 // valid token, answers each call with an error and writes less than 1 MiB
 // of logs; the panic lines say what was called, quoted.
 func TestPanickingToolFloodLogsBounded(t *testing.T) {
+	t.Parallel()
 	logs := &testutil.CountingLog{Keep: 64 << 10}
 	server := mcp.NewServer(&mcp.Implementation{Name: "logs", Version: "1"}, nil)
 	mcp.AddTool(server, &mcp.Tool{Name: "explode"}, func(ctx context.Context, req *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {

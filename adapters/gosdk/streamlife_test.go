@@ -18,6 +18,7 @@ import (
 // disconnect event). A list change made after many ends still reaches it,
 // and calls go on.
 func TestStreamDurationWithSDKClient(t *testing.T) {
+	t.Parallel()
 	server := mcp.NewServer(&mcp.Implementation{Name: "life", Version: "1"}, nil)
 	mcp.AddTool(server, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: a.Text}}}, nil, nil

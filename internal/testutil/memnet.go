@@ -78,6 +78,11 @@ func (n *MemNet) Serve(srv *httptest.Server, tls bool) {
 	srv.Client().Transport.(*http.Transport).DialContext = n.DialContext
 }
 
+// Client is an HTTP client whose connections are made on the network.
+func (n *MemNet) Client() *http.Client {
+	return &http.Client{Transport: &http.Transport{DialContext: n.DialContext}}
+}
+
 type memListener struct {
 	addr   *net.TCPAddr
 	conns  chan net.Conn
