@@ -62,6 +62,7 @@ func router(extra ...func(http.Handler) http.Handler) func(endpoint http.Handler
 // progress is not buffered by Compress or Logger, cancellation reaches the
 // tool, and the 2024-11-05 endpoint event names the URL under the prefix.
 func TestEras(t *testing.T) {
+	t.Parallel()
 	p, base := adaptertest.Serve(t, describe, router())
 	adaptertest.CheckEras(t, p, base, "/api/t/acme/mcp", want)
 }
@@ -69,6 +70,7 @@ func TestEras(t *testing.T) {
 // TestCompressIsActive shows that Compress does compress the endpoint's
 // JSON answers, so the progress test above ran through a live compressor.
 func TestCompressIsActive(t *testing.T) {
+	t.Parallel()
 	_, base := adaptertest.Serve(t, describe, router())
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"whoami","arguments":{},"_meta":{` +
 		`"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
@@ -100,6 +102,7 @@ func TestCompressIsActive(t *testing.T) {
 // answered 202 before the tool runs, while chi serves other requests and
 // recycles its route contexts: the tool still reads its own parameters.
 func TestURLParamsOutliveRequest(t *testing.T) {
+	t.Parallel()
 	p, base := adaptertest.Serve(t, describe, router())
 	res, err := adaptertest.CallLate(t, p, base+"/api/t/acme/mcp", base+"/api/t/other/other")
 	var got string
@@ -118,6 +121,7 @@ func TestURLParamsOutliveRequest(t *testing.T) {
 // timeout expires; a 2025-era call runs on but its client gets a 504; the
 // same call on the route without Timeout runs on and is answered.
 func TestTimeoutKillsModernCalls(t *testing.T) {
+	t.Parallel()
 	p, base := adaptertest.Serve(t, describe, router())
 
 	cs := adaptertest.Connect(t, base+"/slow/mcp", httptransport.Version20260728, nil, nil)
@@ -166,6 +170,7 @@ func TestTimeoutKillsModernCalls(t *testing.T) {
 // (r.With): without a token a 401 challenge; with one the verified caller
 // reaches the tool next to the URL parameters.
 func TestAuthMiddleware(t *testing.T) {
+	t.Parallel()
 	_, base := adaptertest.Serve(t, describe, router(adaptertest.RequireBearer("/api/t/acme/mcp")))
 	url := base + "/api/t/acme/mcp"
 	adaptertest.CheckChallenge(t, url)
@@ -174,6 +179,7 @@ func TestAuthMiddleware(t *testing.T) {
 
 // TestMethods checks that Mount hands every method to the transport.
 func TestMethods(t *testing.T) {
+	t.Parallel()
 	_, base := adaptertest.Serve(t, describe, router())
 	adaptertest.CheckMethods(t, base+"/api/t/acme/mcp")
 }
@@ -182,6 +188,7 @@ func TestMethods(t *testing.T) {
 // through the writers of Logger and Compress, http.ResponseController can
 // flush and set write deadlines on an event stream.
 func TestResponseController(t *testing.T) {
+	t.Parallel()
 	adaptertest.CheckResponseController(t, func(h http.HandlerFunc) http.Handler {
 		r := chi.NewRouter()
 		r.Use(middleware.RequestLogger(&middleware.DefaultLogFormatter{Logger: log.New(io.Discard, "", 0)}), middleware.Compress(5))

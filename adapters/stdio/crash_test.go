@@ -91,6 +91,7 @@ func TestStderrLogged(t *testing.T) {
 // StderrBytesPerSecond of it logged; the lines past that are counted in
 // one record.
 func TestStderrRateBound(t *testing.T) {
+	t.Parallel()
 	l := newLogs()
 	const lines, size, rate = 5000, 100, 10 << 10
 	flood := goChild(t, stdiotest.StderrFlood, itoa(lines), itoa(size))

@@ -18,6 +18,7 @@ import (
 // TestStartFailures: a command that cannot start, and one that exits
 // before initializing, make New fail with an error that says so.
 func TestStartFailures(t *testing.T) {
+	t.Parallel()
 	logger := slog.New(newLogs())
 	ctx := context.Background()
 	if _, err := stdio.New(ctx, stdio.Command{Path: filepath.Join(t.TempDir(), "missing")}, &stdio.Options{Logger: logger}); err == nil || !strings.Contains(err.Error(), "missing") {
@@ -34,6 +35,7 @@ func TestStartFailures(t *testing.T) {
 // and is gone after. Its line that is not JSON-RPC is logged and the
 // calls go on.
 func TestStopEscalates(t *testing.T) {
+	t.Parallel()
 	l := newLogs()
 	e, err := stdio.New(context.Background(), goChild(t, stdiotest.Stubborn), &stdio.Options{Logger: slog.New(l), StopTimeout: 300 * time.Millisecond})
 	if err != nil {

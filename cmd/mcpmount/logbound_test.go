@@ -90,6 +90,7 @@ func refuseSessions(t *testing.T, url string, n int) {
 // promised 10 lines a minute of each kind; they wrote 200,002 and 1,968
 // lines before.
 func TestStdioLogFloodBounded(t *testing.T) {
+	t.Parallel()
 	logs := &kindCounter{kinds: map[string]int{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

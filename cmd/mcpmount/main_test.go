@@ -229,6 +229,7 @@ func TestStdioSIGTERM(t *testing.T) {
 
 // TestStdioUsage: no command is a usage error, not a start.
 func TestStdioUsage(t *testing.T) {
+	t.Parallel()
 	var stderr bytes.Buffer
 	if err := run(context.Background(), []string{"stdio", "--addr", "127.0.0.1:0"}, io.Discard, &stderr); !errors.Is(err, errUsage) {
 		t.Errorf("no command: %v, want the usage error", err)
