@@ -8,9 +8,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpmount/mcpmount/httptransport/internal/output"
+	"github.com/mcpmount/mcpmount/internal/testutil"
 )
 
 // hangingCloseEvents is an EventStore whose SessionClosed blocks until its
@@ -39,19 +41,22 @@ func (e *hangingCloseEvents) SessionClosed(ctx context.Context, session string) 
 // no other session ever expired.
 func TestJanitorHungEventStore(t *testing.T) {
 	t.Parallel()
-	ev := &hangingCloseEvents{MemoryEventStore: NewMemoryEventStore(nil), release: make(chan struct{})}
-	s := StartTestServer(t, NewTestEngine(), &Options{Events: ev, SessionIdleTimeout: 100 * time.Millisecond}, nil, false)
-	t.Cleanup(func() { close(ev.release) }) // runs before the server's Shutdown
-	s.Handler.cfg.storeTimeout = 100 * time.Millisecond
-	s.Initialize(Version20251125)
-	s.Initialize(Version20251125)
-	time.Sleep(2 * time.Second) // 20 idle timeouts
-	s.Handler.mu.Lock()
-	n := len(s.Handler.live)
-	s.Handler.mu.Unlock()
-	if n != 0 {
-		t.Errorf("%d of 2 idle sessions still live after 20 idle timeouts (SessionClosed entered %d times): the janitor is stuck on a hung EventStore", n, ev.entered.Load())
-	}
+	synctest.Test(t, func(t *testing.T) {
+		mn := &testutil.MemNet{}
+		ev := &hangingCloseEvents{MemoryEventStore: NewMemoryEventStore(nil), release: make(chan struct{})}
+		s := startTestServer(t, mn, NewTestEngine(), &Options{Events: ev, SessionIdleTimeout: 100 * time.Millisecond}, nil, false)
+		t.Cleanup(func() { close(ev.release) }) // runs before the server's Shutdown
+		s.Handler.cfg.storeTimeout = 100 * time.Millisecond
+		s.Initialize(Version20251125)
+		s.Initialize(Version20251125)
+		time.Sleep(2 * time.Second) // 20 idle timeouts
+		s.Handler.mu.Lock()
+		n := len(s.Handler.live)
+		s.Handler.mu.Unlock()
+		if n != 0 {
+			t.Errorf("%d of 2 idle sessions still live after 20 idle timeouts (SessionClosed entered %d times): the janitor is stuck on a hung EventStore", n, ev.entered.Load())
+		}
+	})
 }
 
 // TestGoneSessionHungEventStore: a request for a shared session whose
