@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -18,6 +19,7 @@ import (
 	chimcp "github.com/mcpmount/mcpmount/adapters/chi"
 	"github.com/mcpmount/mcpmount/adapters/internal/adaptertest"
 	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/internal/testutil"
 )
 
 func TestMain(m *testing.M) {
@@ -119,51 +121,56 @@ func TestURLParamsOutliveRequest(t *testing.T) {
 // TestTimeoutKillsModernCalls shows why the endpoint belongs outside
 // middleware.Timeout: a 2026-07-28 call under it is cancelled when the
 // timeout expires; a 2025-era call runs on but its client gets a 504; the
-// same call on the route without Timeout runs on and is answered.
+// same call on the route without Timeout runs on and is answered. In a
+// synctest bubble, where the timeout and the waits past it run on the
+// bubble's clock.
 func TestTimeoutKillsModernCalls(t *testing.T) {
 	t.Parallel()
-	p, base := adaptertest.Serve(t, describe, router())
+	synctest.Test(t, func(t *testing.T) {
+		mn := &testutil.MemNet{}
+		p, base := adaptertest.ServeOn(t, mn, describe, router())
 
-	cs := adaptertest.Connect(t, base+"/slow/mcp", httptransport.Version20260728, nil, nil)
-	start := time.Now()
-	_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "block", Arguments: adaptertest.KeyArgs{Key: "under-timeout"}})
-	adaptertest.WaitFor(t, p.Cancelled, "under-timeout")
-	if err == nil || time.Since(start) > 5*time.Second {
-		t.Errorf("call under Timeout: err %v after %s, want an error after about 300ms", err, time.Since(start))
-	}
+		cs := adaptertest.Connect(t, base+"/slow/mcp", httptransport.Version20260728, mn.Client(), nil)
+		start := time.Now()
+		_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "block", Arguments: adaptertest.KeyArgs{Key: "under-timeout"}})
+		adaptertest.WaitFor(t, p.Cancelled, "under-timeout")
+		if err == nil || time.Since(start) > 5*time.Second {
+			t.Errorf("call under Timeout: err %v after %s, want an error after about 300ms", err, time.Since(start))
+		}
 
-	// A 2025-era call is not cancelled when its request ends, but its
-	// client gets Timeout's 504 all the same, once the call ends (the
-	// call runs on the request's goroutine, which Timeout waits for).
-	cs = adaptertest.Connect(t, base+"/slow/mcp", httptransport.Version20251125, nil, nil)
-	done := make(chan error, 1)
-	go func() {
-		_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "block", Arguments: adaptertest.KeyArgs{Key: "2025-under-timeout"}})
-		done <- err
-	}()
-	adaptertest.WaitFor(t, p.Started, "2025-under-timeout")
-	time.Sleep(600 * time.Millisecond) // twice the timeout: room for a wrong cancellation to show
-	select {
-	case key := <-p.Cancelled:
-		t.Errorf("%s was cancelled", key)
-	default:
-	}
-	p.Open("2025-under-timeout")
-	if err := <-done; err == nil || !strings.Contains(err.Error(), "Gateway Timeout") {
-		t.Errorf("2025-era call under Timeout: %v, want Gateway Timeout", err)
-	}
+		// A 2025-era call is not cancelled when its request ends, but its
+		// client gets Timeout's 504 all the same, once the call ends (the
+		// call runs on the request's goroutine, which Timeout waits for).
+		cs = adaptertest.Connect(t, base+"/slow/mcp", httptransport.Version20251125, mn.Client(), nil)
+		done := make(chan error, 1)
+		go func() {
+			_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "block", Arguments: adaptertest.KeyArgs{Key: "2025-under-timeout"}})
+			done <- err
+		}()
+		adaptertest.WaitFor(t, p.Started, "2025-under-timeout")
+		time.Sleep(600 * time.Millisecond) // twice the timeout: room for a wrong cancellation to show
+		select {
+		case key := <-p.Cancelled:
+			t.Errorf("%s was cancelled", key)
+		default:
+		}
+		p.Open("2025-under-timeout")
+		if err := <-done; err == nil || !strings.Contains(err.Error(), "Gateway Timeout") {
+			t.Errorf("2025-era call under Timeout: %v, want Gateway Timeout", err)
+		}
 
-	cs = adaptertest.Connect(t, base+"/api/t/acme/mcp", httptransport.Version20260728, nil, nil)
-	go func() {
-		_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "block", Arguments: adaptertest.KeyArgs{Key: "no-timeout"}})
-		done <- err
-	}()
-	adaptertest.WaitFor(t, p.Started, "no-timeout")
-	time.Sleep(600 * time.Millisecond) // twice the timeout
-	p.Open("no-timeout")
-	if err := <-done; err != nil {
-		t.Errorf("call outside Timeout: %v", err)
-	}
+		cs = adaptertest.Connect(t, base+"/api/t/acme/mcp", httptransport.Version20260728, mn.Client(), nil)
+		go func() {
+			_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "block", Arguments: adaptertest.KeyArgs{Key: "no-timeout"}})
+			done <- err
+		}()
+		adaptertest.WaitFor(t, p.Started, "no-timeout")
+		time.Sleep(600 * time.Millisecond) // twice the timeout
+		p.Open("no-timeout")
+		if err := <-done; err != nil {
+			t.Errorf("call outside Timeout: %v", err)
+		}
+	})
 }
 
 // TestAuthMiddleware uses auth.RequireBearer as it is, as chi middleware
