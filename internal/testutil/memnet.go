@@ -10,11 +10,11 @@ import (
 )
 
 // MemNet is an in-memory network of loopback addresses for servers and
-// clients in a testing/synctest bubble: its connections are net.Pipe
-// pairs, whose reads, writes and deadlines block on channels and timers
-// of the bubble, so the bubble's fake clock advances while they wait (a
-// real socket's wait does not count as blocked, and would stop the
-// clock). Being unbuffered, a write waits for the peer to read it, as a
+// clients in a testing/synctest bubble: its connections' reads, writes
+// and deadlines wait on a sync.Cond and timers of the bubble, so the
+// bubble's clock moves on while they wait (a real socket's wait does not
+// count as blocked, and would stop the clock). Each way a connection
+// holds up to 256 KiB not yet read; past that a write waits, as a
 // socket's does once its buffers are full. The zero MemNet is empty and
 // ready to use.
 type MemNet struct {
@@ -51,10 +51,10 @@ func (n *MemNet) DialContext(ctx context.Context, _, addr string) (net.Conn, err
 	if l == nil {
 		return nil, &net.OpError{Op: "dial", Net: "tcp", Addr: local, Err: fmt.Errorf("nothing listens at %s", addr)}
 	}
-	client, server := net.Pipe()
+	client, server := memPipe(local, l.addr)
 	select {
-	case l.conns <- &memConn{Conn: server, local: l.addr, remote: local}:
-		return &memConn{Conn: client, local: local, remote: l.addr}, nil
+	case l.conns <- server:
+		return client, nil
 	case <-l.closed:
 		return nil, &net.OpError{Op: "dial", Net: "tcp", Addr: l.addr, Err: net.ErrClosed}
 	case <-ctx.Done():
@@ -105,13 +105,3 @@ func (l *memListener) Close() error {
 }
 
 func (l *memListener) Addr() net.Addr { return l.addr }
-
-// memConn is one end of a net.Pipe with the addresses of a loopback TCP
-// connection (the transport parses the peer's address).
-type memConn struct {
-	net.Conn
-	local, remote *net.TCPAddr
-}
-
-func (c *memConn) LocalAddr() net.Addr  { return c.local }
-func (c *memConn) RemoteAddr() net.Addr { return c.remote }
