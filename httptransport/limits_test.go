@@ -9,10 +9,12 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpmount/mcpmount/httptransport"
 	"github.com/mcpmount/mcpmount/identity"
+	"github.com/mcpmount/mcpmount/internal/testutil"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 	"github.com/mcpmount/mcpmount/sse"
 )
@@ -226,43 +228,46 @@ func TestMaxStreamDuration(t *testing.T) {
 // opened it expires, unless StreamsOutliveTokens.
 func TestStreamsEndAtTokenExpiry(t *testing.T) {
 	t.Parallel()
-	h := withUser(httptransport.ModernHeaders("subscriptions/listen"), "alice")
-	h.Set("X-Test-Expiry", "200ms")
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+	synctest.Test(t, func(t *testing.T) {
+		mn := &testutil.MemNet{}
+		h := withUser(httptransport.ModernHeaders("subscriptions/listen"), "alice")
+		h.Set("X-Test-Expiry", "200ms")
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
 
-	for _, hold := range []bool{false, true} { // an engine that blocks, or holds
-		e := httptransport.NewTestEngine()
-		e.Hold = hold
-		s := httptransport.StartTestServer(t, e, nil, asUser, false)
-		r := httptransport.NewSSEReader(t, s.Open(ctx, "POST", h, httptransport.ListenBody).Body)
-		r.NextMessage()
-		if final := r.NextMessage(); !final.IsResponse() || final.ID.Raw() != `"L"` {
-			t.Errorf("hold %v: listen at token expiry: %s %s %s", hold, final.Method, final.ID, final.Result)
+		for _, hold := range []bool{false, true} { // an engine that blocks, or holds
+			e := httptransport.NewTestEngine()
+			e.Hold = hold
+			s := httptransport.StartBubbleServer(t, mn, e, nil, asUser, false)
+			r := httptransport.NewSSEReader(t, s.Open(ctx, "POST", h, httptransport.ListenBody).Body)
+			r.NextMessage()
+			if final := r.NextMessage(); !final.IsResponse() || final.ID.Raw() != `"L"` {
+				t.Errorf("hold %v: listen at token expiry: %s %s %s", hold, final.Method, final.ID, final.Result)
+			}
 		}
-	}
 
-	// A credential already expired (accepted within the verifier's leeway)
-	// gets a short grace, not a stream that ends at once, over and over.
-	s := httptransport.StartTestServer(t, httptransport.NewTestEngine(), nil, asUser, false)
-	expired := h.Clone()
-	expired.Set("X-Test-Expiry", "-10s")
-	r := httptransport.NewSSEReader(t, s.Open(ctx, "POST", expired, httptransport.ListenBody).Body)
-	r.NextMessage()
-	time.Sleep(300 * time.Millisecond)
-	s.Engine.Broadcast()
-	if m := r.NextMessage(); m.Method != "notifications/tools/list_changed" {
-		t.Errorf("a listen opened with an expired credential got %s %s %s", m.Method, m.ID, m.Result)
-	}
+		// A credential already expired (accepted within the verifier's leeway)
+		// gets a short grace, not a stream that ends at once, over and over.
+		s := httptransport.StartBubbleServer(t, mn, httptransport.NewTestEngine(), nil, asUser, false)
+		expired := h.Clone()
+		expired.Set("X-Test-Expiry", "-10s")
+		r := httptransport.NewSSEReader(t, s.Open(ctx, "POST", expired, httptransport.ListenBody).Body)
+		r.NextMessage()
+		time.Sleep(300 * time.Millisecond)
+		s.Engine.Broadcast()
+		if m := r.NextMessage(); m.Method != "notifications/tools/list_changed" {
+			t.Errorf("a listen opened with an expired credential got %s %s %s", m.Method, m.ID, m.Result)
+		}
 
-	s = httptransport.StartTestServer(t, httptransport.NewTestEngine(), &httptransport.Options{StreamsOutliveTokens: true}, asUser, false)
-	r = httptransport.NewSSEReader(t, s.Open(ctx, "POST", h, httptransport.ListenBody).Body)
-	r.NextMessage()
-	time.Sleep(400 * time.Millisecond)
-	s.Engine.Broadcast()
-	if m := r.NextMessage(); m.Method != "notifications/tools/list_changed" {
-		t.Errorf("with StreamsOutliveTokens the listen got %s %s %s", m.Method, m.ID, m.Result)
-	}
+		s = httptransport.StartBubbleServer(t, mn, httptransport.NewTestEngine(), &httptransport.Options{StreamsOutliveTokens: true}, asUser, false)
+		r = httptransport.NewSSEReader(t, s.Open(ctx, "POST", h, httptransport.ListenBody).Body)
+		r.NextMessage()
+		time.Sleep(400 * time.Millisecond)
+		s.Engine.Broadcast()
+		if m := r.NextMessage(); m.Method != "notifications/tools/list_changed" {
+			t.Errorf("with StreamsOutliveTokens the listen got %s %s %s", m.Method, m.ID, m.Result)
+		}
+	})
 }
 
 // TestQuotaFreeOnceAnswered: a call's place in its principal's quota is

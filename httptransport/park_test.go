@@ -9,9 +9,11 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/internal/testutil"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
@@ -223,20 +225,23 @@ func TestParkedHTTP10(t *testing.T) {
 // than WriteTimeout (keep-alives off) still gets the next list change.
 func TestIdleStreamOutlivesWriteTimeout(t *testing.T) {
 	t.Parallel()
-	for _, h2 := range []bool{false, true} {
-		e := httptransport.NewTestEngine()
-		e.Hold = true
-		s := httptransport.StartTestServer(t, e, &httptransport.Options{WriteTimeout: 150 * time.Millisecond, KeepAlive: -1}, nil, h2)
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		r := httptransport.NewSSEReader(t, s.Open(ctx, "POST", httptransport.ModernHeaders("subscriptions/listen"), httptransport.ListenBody).Body)
-		r.NextMessage() // the acknowledgement
-		time.Sleep(400 * time.Millisecond)
-		e.Broadcast()
-		if m := r.NextMessage(); m.Method != "notifications/tools/list_changed" {
-			t.Errorf("h2 %v: after a quiet spell: %+v", h2, m)
+	synctest.Test(t, func(t *testing.T) {
+		mn := &testutil.MemNet{}
+		for _, h2 := range []bool{false, true} {
+			e := httptransport.NewTestEngine()
+			e.Hold = true
+			s := httptransport.StartBubbleServer(t, mn, e, &httptransport.Options{WriteTimeout: 150 * time.Millisecond, KeepAlive: -1}, nil, h2)
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			r := httptransport.NewSSEReader(t, s.Open(ctx, "POST", httptransport.ModernHeaders("subscriptions/listen"), httptransport.ListenBody).Body)
+			r.NextMessage() // the acknowledgement
+			time.Sleep(400 * time.Millisecond)
+			e.Broadcast()
+			if m := r.NextMessage(); m.Method != "notifications/tools/list_changed" {
+				t.Errorf("h2 %v: after a quiet spell: %+v", h2, m)
+			}
+			cancel()
 		}
-		cancel()
-	}
+	})
 }
 
 // TestServerShutdownEndsHeldStreams: http.Server.Shutdown alone ends held

@@ -9,9 +9,11 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/internal/testutil"
 )
 
 // TestLegacyDropCancels: a 2024-11-05 client leaving (its event stream
@@ -85,33 +87,36 @@ func TestKeepAliveGetAndPost(t *testing.T) {
 // POST stream whose tool goes quiet.
 func TestWriteTimeoutGetAndPost(t *testing.T) {
 	t.Parallel()
-	e := httptransport.NewTestEngine()
-	gate := make(chan struct{})
-	e.Gate = gate
-	h := httptransport.New(e, &httptransport.Options{KeepAlive: -1})
-	srv := httptest.NewUnstartedServer(h)
-	srv.Config.WriteTimeout = 100 * time.Millisecond
-	srv.Start()
-	defer srv.Close()
-	defer h.Shutdown(context.Background())
-	s := &httptransport.TestServer{T: t, Handler: h, Engine: e, URL: srv.URL + "/mcp", HTTPServer: srv, Client: srv.Client()}
-	sid := s.Initialize(httptransport.Version20251125)
-	gh := httptransport.GetHeaders(sid, httptransport.Version20251125)
-	get := httptransport.NewSSEReader(t, s.Open(context.Background(), "GET", gh, "").Body)
-	post := httptransport.NewSSEReader(t, s.Open(context.Background(), "POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"progress","arguments":{"count":2},"_meta":{"progressToken":1}}}`).Body)
-	if m := post.NextMessage(); m.Method != "notifications/progress" {
-		t.Fatalf("%+v", m)
-	}
-	time.Sleep(300 * time.Millisecond)
-	e.Broadcast()
-	if m := get.NextMessage(); m.Method != "notifications/tools/list_changed" {
-		t.Fatalf("GET got %s", m.Method)
-	}
-	gate <- struct{}{}
-	post.NextMessage()
-	if m := post.NextMessage(); m.ID.Raw() != "2" {
-		t.Fatalf("POST final %+v", m)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		mn := &testutil.MemNet{}
+		e := httptransport.NewTestEngine()
+		gate := make(chan struct{})
+		e.Gate = gate
+		h := httptransport.New(e, &httptransport.Options{KeepAlive: -1})
+		srv := httptest.NewUnstartedServer(h)
+		srv.Config.WriteTimeout = 100 * time.Millisecond
+		mn.Serve(srv, false)
+		defer srv.Close()
+		defer h.Shutdown(context.Background())
+		s := &httptransport.TestServer{T: t, Handler: h, Engine: e, URL: srv.URL + "/mcp", HTTPServer: srv, Client: srv.Client()}
+		sid := s.Initialize(httptransport.Version20251125)
+		gh := httptransport.GetHeaders(sid, httptransport.Version20251125)
+		get := httptransport.NewSSEReader(t, s.Open(context.Background(), "GET", gh, "").Body)
+		post := httptransport.NewSSEReader(t, s.Open(context.Background(), "POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"progress","arguments":{"count":2},"_meta":{"progressToken":1}}}`).Body)
+		if m := post.NextMessage(); m.Method != "notifications/progress" {
+			t.Fatalf("%+v", m)
+		}
+		time.Sleep(300 * time.Millisecond)
+		e.Broadcast()
+		if m := get.NextMessage(); m.Method != "notifications/tools/list_changed" {
+			t.Fatalf("GET got %s", m.Method)
+		}
+		gate <- struct{}{}
+		post.NextMessage()
+		if m := post.NextMessage(); m.ID.Raw() != "2" {
+			t.Fatalf("POST final %+v", m)
+		}
+	})
 }
 
 // TestStalledReaderOfLiftedAnswers: with the server's WriteTimeout lifted

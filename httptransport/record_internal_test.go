@@ -39,7 +39,7 @@ func TestShortCallAfterSlowRefreshKeepsRecord(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const idle = 8 * time.Second // the janitor's rounds are 2 s apart
 		store := &lateReplyStore{MemorySessionStore: NewMemorySessionStore(), delay: 1500 * time.Millisecond}
-		a, _ := pairOn(t, &testutil.MemNet{}, Options{Sessions: store, SessionIdleTimeout: idle})
+		a, _ := PairOn(t, &testutil.MemNet{}, Options{Sessions: store, SessionIdleTimeout: idle})
 		a.Engine.Gate = make(chan struct{})
 		sid := a.Initialize(Version20251125)
 		store.armed.Store(true)

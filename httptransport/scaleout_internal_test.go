@@ -19,12 +19,12 @@ import (
 // balancer.
 func Pair(t *testing.T, opts Options) (a, b *TestServer) {
 	t.Helper()
-	return pairOn(t, nil, opts)
+	return PairOn(t, nil, opts)
 }
 
-// pairOn is Pair on mn (for a test in a synctest bubble), or on loopback
+// PairOn is Pair on mn (for a test in a synctest bubble), or on loopback
 // sockets if mn is nil.
-func pairOn(t *testing.T, mn *testutil.MemNet, opts Options) (a, b *TestServer) {
+func PairOn(t *testing.T, mn *testutil.MemNet, opts Options) (a, b *TestServer) {
 	t.Helper()
 	if opts.Sessions == nil {
 		opts.Sessions = NewMemorySessionStore()
@@ -185,7 +185,7 @@ func TestSharedStoreLongCallKeepsRecord(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		const idle = time.Second
-		a, b := pairOn(t, &testutil.MemNet{}, Options{SessionIdleTimeout: idle})
+		a, b := PairOn(t, &testutil.MemNet{}, Options{SessionIdleTimeout: idle})
 		a.Engine.Gate = make(chan struct{})
 		sid := a.Initialize(Version20251125)
 		done := make(chan int)

@@ -3,9 +3,11 @@ package httptransport_test
 import (
 	"context"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/internal/testutil"
 )
 
 // TestSharedStoreDelete: a DELETE on one instance ends the session on
@@ -50,16 +52,19 @@ func TestSharedStoreDelete(t *testing.T) {
 // first instance serves the session again when a request comes back.
 func TestSharedStoreIdleElsewhere(t *testing.T) {
 	t.Parallel()
-	a, b := httptransport.Pair(t, httptransport.Options{SessionIdleTimeout: 150 * time.Millisecond})
-	sid := a.Initialize(httptransport.Version20251125)
-	for end := time.Now().Add(600 * time.Millisecond); time.Now().Before(end); time.Sleep(30 * time.Millisecond) {
-		if resp, body := b.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), httptransport.ListTools); resp.StatusCode != 200 {
-			t.Fatalf("B: %d %s", resp.StatusCode, body)
+	synctest.Test(t, func(t *testing.T) {
+		mn := &testutil.MemNet{}
+		a, b := httptransport.PairOn(t, mn, httptransport.Options{SessionIdleTimeout: 150 * time.Millisecond})
+		sid := a.Initialize(httptransport.Version20251125)
+		for end := time.Now().Add(600 * time.Millisecond); time.Now().Before(end); time.Sleep(30 * time.Millisecond) {
+			if resp, body := b.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), httptransport.ListTools); resp.StatusCode != 200 {
+				t.Fatalf("B: %d %s", resp.StatusCode, body)
+			}
 		}
-	}
-	if resp, body := a.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), httptransport.ListTools); resp.StatusCode != 200 {
-		t.Errorf("A after the session was busy on B only: %d %s", resp.StatusCode, body)
-	}
+		if resp, body := a.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), httptransport.ListTools); resp.StatusCode != 200 {
+			t.Errorf("A after the session was busy on B only: %d %s", resp.StatusCode, body)
+		}
+	})
 }
 
 // TestSharedStoreDeleteNotUndone: a call that ends after a DELETE on

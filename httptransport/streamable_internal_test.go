@@ -8,9 +8,11 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpmount/mcpmount/httptransport/internal/output"
+	"github.com/mcpmount/mcpmount/internal/testutil"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
@@ -31,25 +33,28 @@ func (s *TestServer) OpenGET(t *testing.T, sid string) *SSEReader {
 // TestSessionExpiry: an idle session is ended, and its id then gets 404.
 func TestSessionExpiry(t *testing.T) {
 	t.Parallel()
-	s := NewTestServer(t, &Options{SessionIdleTimeout: 40 * time.Millisecond})
-	sid := s.Initialize(Version20251125)
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		resp, _ := s.Do("POST", SessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
-		if resp.StatusCode == 404 {
-			break
+	synctest.Test(t, func(t *testing.T) {
+		mn := &testutil.MemNet{}
+		s := StartBubbleServer(t, mn, NewTestEngine(), &Options{SessionIdleTimeout: 40 * time.Millisecond}, nil, false)
+		sid := s.Initialize(Version20251125)
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			resp, _ := s.Do("POST", SessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
+			if resp.StatusCode == 404 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("session never expired")
+			}
+			time.Sleep(100 * time.Millisecond)
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("session never expired")
+		s.Handler.mu.Lock()
+		n := len(s.Handler.live)
+		s.Handler.mu.Unlock()
+		if n != 0 {
+			t.Errorf("%d live sessions after expiry", n)
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	s.Handler.mu.Lock()
-	n := len(s.Handler.live)
-	s.Handler.mu.Unlock()
-	if n != 0 {
-		t.Errorf("%d live sessions after expiry", n)
-	}
+	})
 }
 
 // TestRefusedDuplicateKeepsNothing: a request refused because its id is
