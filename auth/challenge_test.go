@@ -9,6 +9,7 @@ import (
 )
 
 func TestChallengeString(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		c    Challenge
 		want string
@@ -39,6 +40,7 @@ func TestChallengeString(t *testing.T) {
 }
 
 func TestChallengeStatus(t *testing.T) {
+	t.Parallel()
 	for code, want := range map[string]int{
 		"":                    401,
 		CodeInvalidToken:      401,
@@ -53,6 +55,7 @@ func TestChallengeStatus(t *testing.T) {
 }
 
 func TestWriteChallengeFromOptions(t *testing.T) {
+	t.Parallel()
 	opts := &Options{ResourceMetadataURL: testPRM, Realm: "mcp"}
 	w := httptest.NewRecorder()
 	WriteChallenge(w, opts.Challenge(CodeInsufficientScope, "tool needs admin", "admin", "admin", "files:read"))
@@ -72,6 +75,7 @@ func TestWriteChallengeFromOptions(t *testing.T) {
 }
 
 func TestBearerToken(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		headers []string
 		token   string
@@ -103,6 +107,7 @@ func TestBearerToken(t *testing.T) {
 }
 
 func TestErrorTypes(t *testing.T) {
+	t.Parallel()
 	cause := errors.New("cause")
 	inv := InvalidToken("token expired", cause)
 	if !errors.Is(inv, ErrInvalidToken) || !errors.Is(inv, cause) || errors.Is(inv, ErrUnavailable) {

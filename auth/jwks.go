@@ -129,13 +129,13 @@ func (s *jwksSource) key(ctx context.Context, t *jwt.Token) (any, error) {
 		if errors.As(err, &unavailable) {
 			return nil, unavailable
 		}
-		return nil, Unavailable(0, fmt.Errorf("look up signing key %q: %w", kid, err))
+		return nil, Unavailable(0, fmt.Errorf("look up signing key %s: %w", logval.String(kid), err))
 	case !named && !s.health.healthy():
-		return nil, Unavailable(s.retryAfter(), fmt.Errorf("look up signing key %q: JWKS unreachable", kid))
+		return nil, Unavailable(s.retryAfter(), fmt.Errorf("look up signing key %s: JWKS unreachable", logval.String(kid)))
 	case !named:
-		return nil, InvalidToken("unknown signing key", fmt.Errorf("look up signing key %q: not in the JWK Set", kid))
+		return nil, InvalidToken("unknown signing key", fmt.Errorf("look up signing key %s: not in the JWK Set", logval.String(kid)))
 	case len(keys.Keys) == 0:
-		return nil, InvalidToken("signing key does not match algorithm", fmt.Errorf("no key %q fits algorithm %s", kid, alg))
+		return nil, InvalidToken("signing key does not match algorithm", fmt.Errorf("no key %s fits algorithm %s", logval.String(kid), alg))
 	case len(keys.Keys) == 1:
 		return keys.Keys[0], nil
 	}
@@ -188,7 +188,7 @@ func (s *jwksSource) refresh(ctx context.Context, kid string) error {
 		if busy {
 			retry = time.Second
 		}
-		return Unavailable(retry, fmt.Errorf("look up signing key %q: %w", kid, errRefreshLimited))
+		return Unavailable(retry, fmt.Errorf("look up signing key %s: %w", logval.String(kid), errRefreshLimited))
 	}
 	// The refresh runs on the verifier's lifetime, bounded by the fetch
 	// timeout, not on the caller's context: a caller whose deadline is
@@ -214,7 +214,7 @@ func (s *jwksSource) refresh(ctx context.Context, kid string) error {
 		}
 		return nil
 	case <-ctx.Done():
-		return Unavailable(time.Second, fmt.Errorf("look up signing key %q: %w", kid, ctx.Err()))
+		return Unavailable(time.Second, fmt.Errorf("look up signing key %s: %w", logval.String(kid), ctx.Err()))
 	}
 }
 

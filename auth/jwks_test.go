@@ -18,6 +18,7 @@ import (
 // values but are considered to be equivalent alternatives"). A token signed
 // with the EC key of such a pair must verify.
 func TestJWKSSameKIDDifferentKeyTypes(t *testing.T) {
+	t.Parallel()
 	k := sharedKeys()
 	jwks := newJWKSServer(t, jwkRSA("k1", &k.rsa.PublicKey), jwkEC("k1", &k.ec.PublicKey))
 	v := newJWKSVerifier(t, jwks.URL, nil)
@@ -55,6 +56,7 @@ func newFlakyJWKS(t *testing.T, keys ...map[string]any) (*jwksServer, *atomic.Bo
 // authorization server is back it verifies, without waiting for the hourly
 // background refresh (it once did).
 func TestJWKSKidlessTokenRecoversAfterOutage(t *testing.T) {
+	t.Parallel()
 	k := sharedKeys()
 	jwks, up := newFlakyJWKS(t, jwkEC("ec1", &k.ec.PublicKey))
 	v := newJWKSVerifier(t, jwks.URL, func(o *JWTOptions) { o.RefreshRateLimit = 10 * time.Millisecond })
@@ -82,6 +84,7 @@ func TestJWKSKidlessTokenRecoversAfterOutage(t *testing.T) {
 // instead of answering invalid_token (401: the client throws the good token
 // away) until the next background refresh.
 func TestJWKSKidlessTokenAfterRotation(t *testing.T) {
+	t.Parallel()
 	k := sharedKeys()
 	jwks := newJWKSServer(t, jwkRSA("old", &k.rsa.PublicKey))
 	v := newJWKSVerifier(t, jwks.URL, func(o *JWTOptions) { o.RefreshRateLimit = 10 * time.Millisecond })
@@ -103,6 +106,7 @@ func TestJWKSKidlessTokenAfterRotation(t *testing.T) {
 // every token unverifiable (jwkset refuses the whole set for it, which gave
 // 503 for every request for as long as the server published that key).
 func TestJWKSOneBadKeyDoesNotSinkTheSet(t *testing.T) {
+	t.Parallel()
 	k := sharedKeys()
 	unknownUse := jwkRSA("other", &k.rsaOther.PublicKey)
 	unknownUse["use"] = "tls" // RFC 7517 4.2: "Other values MAY be used."
@@ -126,6 +130,7 @@ func TestJWKSOneBadKeyDoesNotSinkTheSet(t *testing.T) {
 // TestJWKSUnreadableSetKeepsKeys: a fetched set none of whose keys can be
 // read counts as a failed fetch: the keys already cached stay in use.
 func TestJWKSUnreadableSetKeepsKeys(t *testing.T) {
+	t.Parallel()
 	k := sharedKeys()
 	jwks := newJWKSServer(t, jwkRSA("rsa1", &k.rsa.PublicKey))
 	v := newJWKSVerifier(t, jwks.URL, func(o *JWTOptions) { o.RefreshRateLimit = 10 * time.Millisecond })
@@ -152,6 +157,7 @@ func TestJWKSUnreadableSetKeepsKeys(t *testing.T) {
 // key of a set fetched lately fits is refused (401) again and again, not
 // told to wait (503) while the refresh it triggered is rate-limited.
 func TestJWKSKidlessTokenNoKeyFits(t *testing.T) {
+	t.Parallel()
 	k := sharedKeys()
 	jwks := newJWKSServer(t, jwkRSA("rsa1", &k.rsa.PublicKey))
 	v := newJWKSVerifier(t, jwks.URL, func(o *JWTOptions) { o.RefreshRateLimit = time.Minute })

@@ -22,6 +22,7 @@ import (
 )
 
 func TestJWKSKeyRotation(t *testing.T) {
+	t.Parallel()
 	k := sharedKeys()
 	jwks := newJWKSServer(t, jwkRSA("old", &k.rsa.PublicKey))
 	v := newJWKSVerifier(t, jwks.URL, func(o *JWTOptions) { o.RefreshRateLimit = 20 * time.Millisecond })
@@ -58,6 +59,7 @@ func TestJWKSKeyRotation(t *testing.T) {
 }
 
 func TestJWKSUnknownKIDRefreshIsRateLimited(t *testing.T) {
+	t.Parallel()
 	k := sharedKeys()
 	jwks := newJWKSServer(t, allJWKs(k)...)
 	v := newJWKSVerifier(t, jwks.URL, func(o *JWTOptions) { o.RefreshRateLimit = time.Hour })
@@ -99,6 +101,7 @@ func TestJWKSUnknownKIDRefreshIsRateLimited(t *testing.T) {
 }
 
 func TestJWKSUnreachableAtStart(t *testing.T) {
+	t.Parallel()
 	k := sharedKeys()
 	dead := httptest.NewServer(http.NotFoundHandler())
 	deadURL := dead.URL
@@ -137,6 +140,7 @@ func TestJWKSUnreachableAtStart(t *testing.T) {
 }
 
 func TestJWKSGoesDownAfterStart(t *testing.T) {
+	t.Parallel()
 	k := sharedKeys()
 	jwks := newJWKSServer(t, jwkRSA("rsa1", &k.rsa.PublicKey))
 	v := newJWKSVerifier(t, jwks.URL, func(o *JWTOptions) { o.RefreshRateLimit = 10 * time.Millisecond })
@@ -154,6 +158,7 @@ func TestJWKSGoesDownAfterStart(t *testing.T) {
 }
 
 func TestJWKSHangingServerIsBounded(t *testing.T) {
+	t.Parallel()
 	k := sharedKeys()
 	release := make(chan struct{})
 	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -178,6 +183,7 @@ func TestJWKSHangingServerIsBounded(t *testing.T) {
 }
 
 func TestJWKSVerifyHonoursCallerDeadline(t *testing.T) {
+	t.Parallel()
 	k := sharedKeys()
 	release := make(chan struct{})
 	var slow atomicBool
@@ -210,6 +216,7 @@ func TestJWKSVerifyHonoursCallerDeadline(t *testing.T) {
 }
 
 func TestJWTVerifierClose(t *testing.T) {
+	t.Parallel()
 	k := sharedKeys()
 	jwks := newJWKSServer(t, allJWKs(k)...)
 	v := newJWKSVerifier(t, jwks.URL, func(o *JWTOptions) { o.RefreshInterval = 10 * time.Millisecond })
@@ -226,6 +233,7 @@ func TestJWTVerifierClose(t *testing.T) {
 }
 
 func TestJWTVerifierParentContextEndsRefresh(t *testing.T) {
+	t.Parallel()
 	k := sharedKeys()
 	jwks := newJWKSServer(t, allJWKs(k)...)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -244,6 +252,7 @@ func TestJWTVerifierParentContextEndsRefresh(t *testing.T) {
 }
 
 func TestJWTVerifierStaticKeys(t *testing.T) {
+	t.Parallel()
 	k := sharedKeys()
 	v, err := NewJWTVerifier(context.Background(), &JWTOptions{
 		Issuer:   testIssuer,
@@ -283,6 +292,7 @@ func TestJWTVerifierStaticKeys(t *testing.T) {
 }
 
 func TestNewJWTVerifierRefusesBadOptions(t *testing.T) {
+	t.Parallel()
 	k := sharedKeys()
 	small, err := rsa.GenerateKey(rand.Reader, 1024)
 	if err != nil {
@@ -315,6 +325,7 @@ func TestNewJWTVerifierRefusesBadOptions(t *testing.T) {
 }
 
 func TestScopesFromClaims(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		claims jwt.MapClaims
 		want   string
@@ -345,6 +356,7 @@ func TestScopesFromClaims(t *testing.T) {
 // verifier understands no JWS extension, so a token whose "crit" header
 // lists any must be refused even though its signature is good.
 func TestJWTVerifierRejectsCritHeader(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, nil)
 	v := newJWKSVerifier(t, f.jwks.URL, nil)
 	signWithHeader := func(extra map[string]any) string {
@@ -402,6 +414,7 @@ func TestJWTVerifierRejectsCritHeader(t *testing.T) {
 // refresh it would need is refused by the rate limit, so the verifier cannot
 // decide and answers 503 with a retry hint instead of 401.
 func TestJWKSForgedKIDDoesNotStarveRotation(t *testing.T) {
+	t.Parallel()
 	k := sharedKeys()
 	jwks := newJWKSServer(t, jwkRSA("old", &k.rsa.PublicKey))
 	v := newJWKSVerifier(t, jwks.URL, nil) // DefaultRefreshRateLimit
@@ -454,6 +467,7 @@ func TestJWKSForgedKIDDoesNotStarveRotation(t *testing.T) {
 // whatever its kid, even while unknown-kid refreshes are rate-limited, and
 // never makes a refresh.
 func TestJWKSUnacceptableClaimsUnknownKID(t *testing.T) {
+	t.Parallel()
 	k := sharedKeys()
 	jwks := newJWKSServer(t, allJWKs(k)...)
 	v := newJWKSVerifier(t, jwks.URL, func(o *JWTOptions) { o.RefreshRateLimit = time.Hour })
@@ -485,6 +499,7 @@ func TestJWKSUnacceptableClaimsUnknownKID(t *testing.T) {
 // a new kid, another with the same kid is told to retry in a second (or
 // finds the key), not after the whole rate-limit period.
 func TestJWKSConcurrentRotatedKID(t *testing.T) {
+	t.Parallel()
 	k := sharedKeys()
 	jwks := newJWKSServer(t, jwkRSA("old", &k.rsa.PublicKey))
 	v := newJWKSVerifier(t, jwks.URL, func(o *JWTOptions) { o.RefreshRateLimit = time.Minute })
@@ -512,6 +527,7 @@ func TestJWKSConcurrentRotatedKID(t *testing.T) {
 // unknown-kid rate limit does not spend the refresh's fetch timeout on
 // the wait, so a slow but healthy key server is not taken for down.
 func TestJWKSRefreshGetsWholeFetchTimeout(t *testing.T) {
+	t.Parallel()
 	k := sharedKeys()
 	jwks := newJWKSServer(t, allJWKs(k)...)
 	v := newJWKSVerifier(t, jwks.URL, func(o *JWTOptions) {
@@ -533,6 +549,7 @@ func TestJWKSRefreshGetsWholeFetchTimeout(t *testing.T) {
 // something that is not a JWK Set is down for the verifier: a token no
 // cached key fits gets ErrUnavailable (503), not ErrInvalidToken.
 func TestJWKSGarbageBodyIsUnavailable(t *testing.T) {
+	t.Parallel()
 	k := sharedKeys()
 	garbage := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
@@ -552,6 +569,7 @@ func TestJWKSGarbageBodyIsUnavailable(t *testing.T) {
 // an unknown kid, all refused by the rate limit, does not push the next
 // refresh further away than the limit's period.
 func TestJWKSRefusedRefreshesTakeNothing(t *testing.T) {
+	t.Parallel()
 	k := sharedKeys()
 	jwks := newJWKSServer(t, allJWKs(k)...)
 	v := newJWKSVerifier(t, jwks.URL, func(o *JWTOptions) { o.RefreshRateLimit = time.Minute })
@@ -583,6 +601,7 @@ func TestJWKSRefusedRefreshesTakeNothing(t *testing.T) {
 // shorter than a slow (but healthy) key server's answer gets 503 in time,
 // and the refresh it started still fills the cache for the next request.
 func TestJWKSRefreshOutlivesImpatientCaller(t *testing.T) {
+	t.Parallel()
 	k := sharedKeys()
 	jwks := newJWKSServer(t, jwkRSA("old", &k.rsa.PublicKey))
 	v := newJWKSVerifier(t, jwks.URL, nil)
@@ -615,6 +634,7 @@ func TestJWKSRefreshOutlivesImpatientCaller(t *testing.T) {
 // is not a JWK Set (no "keys" array) is down for the verifier, at start
 // and on a later refresh, and the keys fetched before stay in use.
 func TestJWKSNotASetIsUnavailable(t *testing.T) {
+	t.Parallel()
 	k := sharedKeys()
 	token := sign(t, jwt.SigningMethodRS256, k.rsa, "rsa1", validClaims(""))
 	for _, body := range []string{`{}`, `null`, `{"error":"maintenance"}`, `{"keys":{}}`} {
@@ -646,6 +666,7 @@ func TestJWKSNotASetIsUnavailable(t *testing.T) {
 // unknown-kid refresh answers it ErrUnavailable, never a verdict on the
 // token.
 func TestJWKSCloseDuringRefresh(t *testing.T) {
+	t.Parallel()
 	k := sharedKeys()
 	var slow atomic.Bool
 	arrived := make(chan struct{}, 1)

@@ -17,6 +17,7 @@ import (
 // middleware and the verifier must log such a value cut and quoted, and
 // the whole flood must write less than 1 MiB.
 func TestHugeKidLogsBounded(t *testing.T) {
+	t.Parallel()
 	logs := &testutil.CountingLog{Keep: 64 << 10}
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	f := newFixture(t, func(o *Options) { o.Logger = logger })
@@ -64,6 +65,7 @@ func TestHugeKidLogsBounded(t *testing.T) {
 // and a terminal escape reach the log quoted (strconv.Quote), so a log
 // viewer shows no forged line and no escape sequence runs.
 func TestRequestValuesQuoted(t *testing.T) {
+	t.Parallel()
 	logs := &testutil.CountingLog{Keep: 64 << 10}
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	f := newFixture(t, func(o *Options) { o.Logger = logger })

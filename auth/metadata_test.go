@@ -19,6 +19,7 @@ func testMetadata() *ProtectedResourceMetadata {
 }
 
 func TestWellKnownPath(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ resource, path, url string }{
 		{"https://h.example/public/mcp", "/.well-known/oauth-protected-resource/public/mcp", "https://h.example/.well-known/oauth-protected-resource/public/mcp"},
 		{"https://h.example/mcp", "/.well-known/oauth-protected-resource/mcp", "https://h.example/.well-known/oauth-protected-resource/mcp"},
@@ -51,6 +52,7 @@ func TestWellKnownPath(t *testing.T) {
 }
 
 func TestMetadataValidate(t *testing.T) {
+	t.Parallel()
 	if err := testMetadata().Validate(); err != nil {
 		t.Fatalf("valid metadata: %v", err)
 	}
@@ -78,6 +80,7 @@ func TestMetadataValidate(t *testing.T) {
 }
 
 func TestMetadataHandler(t *testing.T) {
+	t.Parallel()
 	md := testMetadata()
 	srv := httptest.NewServer(MetadataHandler(md))
 	defer srv.Close()
@@ -148,6 +151,7 @@ func TestMetadataHandler(t *testing.T) {
 }
 
 func TestMount(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ resource, pathAware string }{
 		{"https://mcp.example.com/public/mcp", "/.well-known/oauth-protected-resource/public/mcp"},
 		{"https://mcp.example.com/mcp/", "/.well-known/oauth-protected-resource/mcp/"},
@@ -204,6 +208,7 @@ func mountNoPanic(t *testing.T, mux *http.ServeMux, md *ProtectedResourceMetadat
 // percent-encoded bytes: an escaped slash must stay one path segment, and
 // an escaped space must not break the ServeMux pattern.
 func TestMountEscapedResourcePath(t *testing.T) {
+	t.Parallel()
 	for _, resource := range []string{
 		"https://mcp.example.com/a%2Fb",
 		"https://mcp.example.com/my%20mcp",
@@ -239,6 +244,7 @@ func TestMountEscapedResourcePath(t *testing.T) {
 // TestMountReturnsErrorsInsteadOfPanicking checks that a path ServeMux
 // cannot register, or would never serve, comes back from Mount as an error.
 func TestMountReturnsErrorsInsteadOfPanicking(t *testing.T) {
+	t.Parallel()
 	// An unclean path gives a pattern ServeMux never matches, since it
 	// cleans request paths first; nothing is registered then.
 	md := testMetadata()

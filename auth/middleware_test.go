@@ -84,6 +84,7 @@ const (
 )
 
 func TestMiddlewareAttacks(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, nil)
 	k := f.keys
 
@@ -260,6 +261,7 @@ func checkErrorBody(t *testing.T, resp *http.Response, body []byte, code string)
 }
 
 func TestMiddlewareAccepts(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, nil)
 	k := f.keys
 	full := "mcp:read mcp:tools repo:admin"
@@ -334,6 +336,7 @@ func withoutScope(c jwt.MapClaims, name string, value any) jwt.MapClaims {
 }
 
 func TestIdentityFields(t *testing.T) {
+	t.Parallel()
 	k := sharedKeys()
 	jwks := newJWKSServer(t, allJWKs(k)...)
 	v := newJWKSVerifier(t, jwks.URL, nil)
@@ -375,6 +378,7 @@ func TestIdentityFields(t *testing.T) {
 }
 
 func TestJWKAlgPinning(t *testing.T) {
+	t.Parallel()
 	k := sharedKeys()
 	jwks := newJWKSServer(t, allJWKs(k)...)
 	v := newJWKSVerifier(t, jwks.URL, nil)
@@ -387,6 +391,7 @@ func TestJWKAlgPinning(t *testing.T) {
 }
 
 func TestMiddlewareBodyRestored(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, nil)
 	token := f.rsaToken(t, validClaims("mcp:read mcp:tools repo:admin"))
 	bodies := map[string]string{
@@ -413,6 +418,7 @@ func TestMiddlewareBodyRestored(t *testing.T) {
 }
 
 func TestMiddlewareBodyTooLarge(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, func(o *Options) { o.MaxBodyBytes = 64 })
 	token := f.rsaToken(t, validClaims("mcp:read mcp:tools repo:admin"))
 	req := f.request(t, http.MethodPost, "/mcp", toolCallDelete+strings.Repeat(" ", 64))
@@ -427,6 +433,7 @@ func TestMiddlewareBodyTooLarge(t *testing.T) {
 }
 
 func TestMiddlewareBodyUnderOuterLimit(t *testing.T) {
+	t.Parallel()
 	// An outer http.MaxBytesReader (as gin or chi setups add) is reported
 	// as 413 too, and the restored body never exceeds what was read.
 	k := sharedKeys()
@@ -448,6 +455,7 @@ func TestMiddlewareBodyUnderOuterLimit(t *testing.T) {
 }
 
 func TestMiddlewarePreflight(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, nil)
 
 	req := f.request(t, http.MethodOptions, "/mcp", "")
@@ -468,6 +476,7 @@ func TestMiddlewarePreflight(t *testing.T) {
 }
 
 func TestMiddlewareVerifierOutcomes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name        string
 		verify      VerifierFunc
@@ -561,6 +570,7 @@ func TestMiddlewareVerifierOutcomes(t *testing.T) {
 }
 
 func TestMiddlewareRedactsTokenFromVerifierErrors(t *testing.T) {
+	t.Parallel()
 	logs := &testutil.Buffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	leaky := VerifierFunc(func(_ context.Context, token string) (*identity.Info, error) {
@@ -587,6 +597,7 @@ func TestMiddlewareRedactsTokenFromVerifierErrors(t *testing.T) {
 }
 
 func TestMiddlewareWrappedByRouterAdapters(t *testing.T) {
+	t.Parallel()
 	k := sharedKeys()
 	jwks := newJWKSServer(t, allJWKs(k)...)
 	v := newJWKSVerifier(t, jwks.URL, nil)
@@ -641,6 +652,7 @@ type wrappedWriter struct {
 func (w *wrappedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func TestRequireBearerRefusesBadConfig(t *testing.T) {
+	t.Parallel()
 	v := VerifierFunc(func(context.Context, string) (*identity.Info, error) { return nil, nil })
 	bad := map[string]*Options{
 		"relative metadata URL":     {ResourceMetadataURL: "/.well-known/oauth-protected-resource"},
@@ -673,6 +685,7 @@ func TestRequireBearerRefusesBadConfig(t *testing.T) {
 }
 
 func TestMiddlewareScopeHierarchy(t *testing.T) {
+	t.Parallel()
 	// "repo" implies every "repo:*" scope.
 	hierarchy := func(granted []string, required string) bool {
 		for _, g := range granted {
@@ -699,6 +712,7 @@ func TestMiddlewareScopeHierarchy(t *testing.T) {
 }
 
 func TestMiddlewareConcurrentPrincipals(t *testing.T) {
+	t.Parallel()
 	// Requests of different principals on shared connections are each
 	// authorized on their own; nothing carries over between them.
 	f := newFixture(t, nil)

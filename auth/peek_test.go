@@ -9,6 +9,7 @@ import (
 // body has: one object, a batch, concatenated values; a batch inside a
 // batch holds no messages; scanning stops at a syntax error.
 func TestScanRPC(t *testing.T) {
+	t.Parallel()
 	call := func(method, tool string) rpcCall {
 		c := rpcCall{methods: []string{method}}
 		if tool != "" {

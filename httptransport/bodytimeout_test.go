@@ -48,6 +48,7 @@ func trickle(w *io.PipeWriter) {
 // and a -32600 JSON-RPC error, over HTTP/1.1 (which then closes the
 // connection) and HTTP/2; it held its goroutine for ever before.
 func TestSlowBodyEndsAtBodyTimeout(t *testing.T) {
+	t.Parallel()
 	for _, h2 := range []bool{false, true} {
 		t.Run(protocols[h2], func(t *testing.T) {
 			t.Parallel()
@@ -108,6 +109,7 @@ func comments(t *testing.T, r *httptransport.SSEReader, n int) {
 // keep-alives flow past the deadline, and what the server sends then
 // arrives.
 func TestBodyTimeoutSparesStreams(t *testing.T) {
+	t.Parallel()
 	const deadline = 100 * time.Millisecond
 	for _, h2 := range []bool{false, true} {
 		t.Run(protocols[h2], func(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 // a parse error naming the limit, in every era, before any engine sees
 // them; JSON nested up to the limit reaches the tool.
 func TestDeepJSONRefused(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, nil)
 	args := func(levels int) string {
 		return strings.Repeat(`{"text":`, levels) + `"x"` + strings.Repeat(`}`, levels)

@@ -11,6 +11,7 @@ import (
 // own bound, together stay under MaxBytes; the oldest events of the whole
 // store go first, and a resuming client asking for them is told so.
 func TestMemoryEventStoreBoundAcrossSessions(t *testing.T) {
+	t.Parallel()
 	const event = 100 + eventOverhead
 	m := NewMemoryEventStore(&MemoryEventStoreOptions{MaxBytesPerSession: 10 * event, MaxBytes: 50 * event})
 	ctx := context.Background()

@@ -32,6 +32,7 @@ func (s *statusRecorder) WriteHeader(code int) { s.status = code; s.ResponseWrit
 // with Allow), the cause is logged once, and calls, whose answers end
 // their responses, are still served.
 func TestHeldStreamsRefusedWithoutFlush(t *testing.T) {
+	t.Parallel()
 	var logs testutil.Buffer
 	s := httptransport.NewTestServerWith(t, &httptransport.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))}, func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -87,6 +88,7 @@ func TestHeldStreamsRefusedWithoutFlush(t *testing.T) {
 // that cannot flush reaches the client whole when the call ends; the
 // cause is logged (once), as nothing arrives until then.
 func TestCallStreamWithoutFlushLogged(t *testing.T) {
+	t.Parallel()
 	var logs testutil.Buffer
 	s := httptransport.NewTestServerWith(t, &httptransport.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))}, func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -26,6 +26,7 @@ func loggedServer(t *testing.T, logs *testutil.Buffer) *httptransport.TestServer
 // sessions alike; a session of its own that is gone (expired, deleted)
 // logs nothing.
 func TestForeignSessionLogged(t *testing.T) {
+	t.Parallel()
 	var logsB, logsC testutil.Buffer
 	a, b, c := httptransport.NewTestServer(t, nil), loggedServer(t, &logsB), loggedServer(t, &logsC)
 	sid := a.Initialize(httptransport.Version20251125)

@@ -10,6 +10,7 @@ import (
 // brackets too, as some proxies write them; before, such an entry counted
 // every client as the proxy, so one address's session bound held them all.
 func TestClientAddrReadsForwardedPorts(t *testing.T) {
+	t.Parallel()
 	h := New(nil, &Options{TrustedProxies: []string{"10.0.0.0/8"}})
 	for _, tc := range []struct {
 		forwarded []string

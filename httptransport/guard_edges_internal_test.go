@@ -15,6 +15,7 @@ import (
 // shared store that stopped answering does not hold the POST until the
 // client gives up (it once did).
 func TestLegacyPostHungStore(t *testing.T) {
+	t.Parallel()
 	store := NewFaultStore()
 	s := NewTestServer(t, &Options{Sessions: store})
 	s.Handler.cfg.storeTimeout = 100 * time.Millisecond
@@ -42,6 +43,7 @@ func TestLegacyPostHungStore(t *testing.T) {
 // TestLegacyGetHungStore: the same for the GET that stores a new
 // 2024-11-05 session's record.
 func TestLegacyGetHungStore(t *testing.T) {
+	t.Parallel()
 	store := NewFaultStore()
 	s := NewTestServer(t, &Options{Sessions: store})
 	s.Handler.cfg.storeTimeout = 100 * time.Millisecond
@@ -74,6 +76,7 @@ func (refusingSessionEngine) OpenSession(context.Context, *Session, Sender) erro
 // gets 500 and leaves no record in the store (it once left one, stored
 // with no expiry, for ever).
 func TestLegacyRefusedGetLeavesNoRecord(t *testing.T) {
+	t.Parallel()
 	store := NewMemorySessionStore()
 	te := NewTestEngine()
 	s := StartTestServer(t, te, &Options{Sessions: store}, nil, false)
@@ -96,6 +99,7 @@ func TestLegacyRefusedGetLeavesNoRecord(t *testing.T) {
 // TestAcceptQuotedQ: "q=0" inside a quoted parameter value is not the
 // entry's weight (RFC 9110 section 5.6.6).
 func TestAcceptQuotedQ(t *testing.T) {
+	t.Parallel()
 	r := httptest.NewRequest("GET", "/mcp", nil)
 	r.Header.Set("Accept", `text/event-stream;ext="a;q=0;b", application/json`)
 	if !acceptsSSE(r) {

@@ -18,6 +18,7 @@ import (
 // resolves to another host, where it would POST its messages (and
 // credentials); the endpoint keeps one leading slash.
 func TestLegacyEndpointStaysOnHost(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -37,6 +38,7 @@ func TestLegacyEndpointStaysOnHost(t *testing.T) {
 // (RFC 9110 12.4.2): the answer is not JSON, and a GET accepting only
 // text/event-stream;q=0 gets 406.
 func TestAcceptQZero(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, nil)
 	h := httptransport.SessionHeaders("", "")
 	h.Set("Accept", "application/json;q=0, text/event-stream")
@@ -59,6 +61,7 @@ func TestAcceptQZero(t *testing.T) {
 // was told to send what would be refused, and one that sent nothing more
 // got no answer at all).
 func TestOversizedAnnouncedBody(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, &httptransport.Options{MaxBodyBytes: 1024})
 	conn, err := net.Dial("tcp", s.HTTPServer.Listener.Addr().String())
 	if err != nil {
@@ -80,6 +83,7 @@ func TestOversizedAnnouncedBody(t *testing.T) {
 // default port, and AllowedHosts matches Host in any case (both were once
 // compared byte for byte).
 func TestOriginEntriesNormalized(t *testing.T) {
+	t.Parallel()
 	valid := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + httptransport.Meta + `}}`
 	for _, entry := range []string{"https://app.example:443", "https://App.Example"} {
 		s := httptransport.NewTestServer(t, &httptransport.Options{AllowedOrigins: []string{entry}})

@@ -15,6 +15,7 @@ import (
 // TestGuards: the refusals every era shares, each with its status and
 // JSON-RPC code (errors.go).
 func TestGuards(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, &httptransport.Options{MaxBodyBytes: 1024})
 	valid := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + httptransport.Meta + `}}`
 	with := func(kv ...string) http.Header {
@@ -62,6 +63,7 @@ func TestGuards(t *testing.T) {
 // TestDNSRebinding: a loopback server refuses a foreign Host, with or
 // without a matching Origin, and accepts the loopback names.
 func TestDNSRebinding(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, nil)
 	valid := `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + httptransport.Meta + `}}`
 	for host, want := range map[string]int{"evil.example": 403, "evil.example:80": 403, "localhost": 200, "127.0.0.1:9": 200, "[::1]:8080": 200} {
@@ -113,6 +115,7 @@ func TestDNSRebinding(t *testing.T) {
 // TestPreflight: CORS preflights allow every MCP header, Mcp-Param-*
 // included, and expose Mcp-Session-Id.
 func TestPreflight(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, nil)
 	h := http.Header{}
 	h.Set("Origin", "http://localhost:5173")
@@ -147,6 +150,7 @@ func withIdentity(next http.Handler) http.Handler {
 // TestSessionBoundToOwner: a session created by one principal is not found
 // for another; each modern request is authorized on its own.
 func TestSessionBoundToOwner(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServerWith(t, nil, withIdentity)
 	h := httptransport.SessionHeaders("", "")
 	h.Set("X-User", "alice")
@@ -183,6 +187,7 @@ func TestSessionBoundToOwner(t *testing.T) {
 // TestEnginePanic: a panicking engine answers -32603 and the server lives
 // on, in both eras.
 func TestEnginePanic(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, &httptransport.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	h := httptransport.ModernHeaders("tools/call")
 	h.Set("Mcp-Name", "panic")
@@ -200,6 +205,7 @@ func TestEnginePanic(t *testing.T) {
 // TestWithCORS: a challenge answered by middleware in front of the handler
 // is readable by an allowed browser origin; foreign origins get 403 first.
 func TestWithCORS(t *testing.T) {
+	t.Parallel()
 	var h *httptransport.Handler
 	deny := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

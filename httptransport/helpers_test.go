@@ -16,6 +16,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/mcpmount/mcpmount/internal/testutil"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 	"github.com/mcpmount/mcpmount/sse"
 )
@@ -57,13 +58,27 @@ func NewTestServerWith(t *testing.T, opts *Options, wrap func(http.Handler) http
 // is set.
 func StartTestServer(t *testing.T, e *TestEngine, opts *Options, wrap func(http.Handler) http.Handler, h2 bool) *TestServer {
 	t.Helper()
+	return startTestServer(t, nil, e, opts, wrap, h2)
+}
+
+// startTestServer is StartTestServer on a real loopback socket, or on mn
+// (for a test in a synctest bubble) if mn is not nil.
+func startTestServer(t *testing.T, mn *testutil.MemNet, e *TestEngine, opts *Options, wrap func(http.Handler) http.Handler, h2 bool) *TestServer {
+	t.Helper()
 	opts = withTestObserver(opts) // MCPMOUNT_TEST_OBSERVER (observe_internal_test.go)
-	return ServeTestHandler(t, New(e, opts), e, wrap, nil, h2)
+	return serveTestHandler(t, mn, New(e, opts), e, wrap, nil, h2)
 }
 
 // ServeTestHandler serves h, made on e, behind wrap (a middleware), if any,
 // on an http.Server that configure, if set, adjusts before it starts.
 func ServeTestHandler(t *testing.T, h *Handler, e *TestEngine, wrap func(http.Handler) http.Handler, configure func(*http.Server), h2 bool) *TestServer {
+	t.Helper()
+	return serveTestHandler(t, nil, h, e, wrap, configure, h2)
+}
+
+// serveTestHandler is ServeTestHandler on a real loopback socket, or on mn
+// if mn is not nil.
+func serveTestHandler(t *testing.T, mn *testutil.MemNet, h *Handler, e *TestEngine, wrap func(http.Handler) http.Handler, configure func(*http.Server), h2 bool) *TestServer {
 	t.Helper()
 	var handler http.Handler = h
 	if wrap != nil {
@@ -79,10 +94,13 @@ func ServeTestHandler(t *testing.T, h *Handler, e *TestEngine, wrap func(http.Ha
 			s.Hijacked.Add(1)
 		}
 	}
-	if h2 {
-		srv.EnableHTTP2 = true
+	srv.EnableHTTP2 = h2
+	switch {
+	case mn != nil:
+		mn.Serve(srv, h2)
+	case h2:
 		srv.StartTLS()
-	} else {
+	default:
 		srv.Start()
 	}
 	s.Client = srv.Client()

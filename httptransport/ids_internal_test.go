@@ -17,6 +17,7 @@ import (
 // "a" is rewritten to the id the client saw, and the request forgotten
 // (bytes were once compared).
 func TestCancelledOutByIDValue(t *testing.T) {
+	t.Parallel()
 	h := New(NewTestEngine(), nil)
 	defer h.Shutdown(context.Background())
 	ls := h.newLiveSession(&Session{ID: newSessionID(), Version: Version20251125}, "", "", nil)
@@ -73,6 +74,7 @@ func (s *pausingDeleteStore) Put(ctx context.Context, rec *SessionRecord, ttl ti
 // not write the session back (the DELETE and the save of its state are
 // ordered): after the DELETE's 200 the session is gone.
 func TestDeleteRacesSave(t *testing.T) {
+	t.Parallel()
 	e := NewTestEngine()
 	e.Gate = make(chan struct{})
 	s := StartTestServer(t, e, nil, nil, false)

@@ -15,6 +15,7 @@ import (
 // strings ("\ud800" and "\udbff") are two ids in flight (ID.Key once
 // mapped both to U+FFFD, and the second was refused).
 func TestLoneSurrogateIDsApart(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, nil)
 	sid := s.Initialize(httptransport.Version20251125)
 	h := httptransport.SessionHeaders(sid, httptransport.Version20251125)

@@ -37,6 +37,7 @@ func (e gatedInitEngine) Serve(ctx context.Context, call *Call) (*jsonrpc.Messag
 // refused handshake leaves nothing to use, and an accepted one is served
 // with the version and state it negotiated.
 func TestRequestDuringInitialize(t *testing.T) {
+	t.Parallel()
 	for _, refuse := range []bool{true, false} {
 		e := gatedInitEngine{NewTestEngine(), make(chan struct{}), refuse}
 		s := StartTestServer(t, e.TestEngine, &Options{HeaderFlushDelay: 10 * time.Millisecond}, nil, false)

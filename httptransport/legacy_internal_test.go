@@ -13,12 +13,19 @@ import (
 // the endpoint URI of its first event.
 func OpenLegacy(t *testing.T, ctx context.Context, rawURL string, header http.Header) (*SSEReader, string) {
 	t.Helper()
+	return OpenLegacyVia(t, ctx, http.DefaultClient, rawURL, header)
+}
+
+// OpenLegacyVia is OpenLegacy with client (a TestServer's, to speak
+// HTTP/2 with it).
+func OpenLegacyVia(t *testing.T, ctx context.Context, client *http.Client, rawURL string, header http.Header) (*SSEReader, string) {
+	t.Helper()
 	req, _ := http.NewRequestWithContext(ctx, "GET", rawURL, nil)
 	req.Header.Set("Accept", "text/event-stream")
 	for k, v := range header {
 		req.Header[k] = v
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,6 +43,7 @@ func OpenLegacy(t *testing.T, ctx context.Context, rawURL string, header http.He
 
 // TestLegacyShutdown: Shutdown ends 2024-11-05 streams, and their sessions.
 func TestLegacyShutdown(t *testing.T) {
+	t.Parallel()
 	s := NewTestServer(t, &Options{KeepAlive: 10 * time.Millisecond})
 	r, endpoint := OpenLegacy(t, context.Background(), s.URL, nil)
 	e, err := r.R.Next() // keep-alive comments flow on the legacy stream
@@ -77,6 +85,7 @@ func (e versionsEngine) Describe(ctx context.Context) *Description {
 // 405, as from a server without that transport, with an error naming the
 // transport to use, and the engine opens nothing.
 func TestLegacyFollowsEngineVersions(t *testing.T) {
+	t.Parallel()
 	te := NewTestEngine()
 	s := StartTestServer(t, te, nil, nil, false)
 	s.Handler.engine = versionsEngine{te, []string{Version20260728, Version20251125}}

@@ -16,6 +16,7 @@ import (
 // names this URL with a session; POSTs to it get 202 and their answers
 // arrive on the stream as "message" events, never in the POST body.
 func TestLegacySSE(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -76,6 +77,7 @@ func TestLegacySSE(t *testing.T) {
 // TestLegacyBadPosts: malformed message POSTs get the documented status,
 // and the stream stays usable.
 func TestLegacyBadPosts(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, &httptransport.Options{MaxBodyBytes: 256})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -116,6 +118,7 @@ func TestLegacyBadPosts(t *testing.T) {
 // TestLegacyEndpointUnderPrefix: the endpoint URI is right under
 // http.StripPrefix, and under a proxy that says X-Forwarded-Prefix.
 func TestLegacyEndpointUnderPrefix(t *testing.T) {
+	t.Parallel()
 	h := httptransport.New(httptransport.NewTestEngine(), nil)
 	mux := http.NewServeMux()
 	mux.Handle("/api/v1/", http.StripPrefix("/api/v1", h))
@@ -152,6 +155,7 @@ func TestLegacyEndpointUnderPrefix(t *testing.T) {
 // TestLegacyEndpointOption: Options.LegacyEndpoint is named as given, and
 // X-Forwarded-Prefix is then not applied.
 func TestLegacyEndpointOption(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, &httptransport.Options{LegacyEndpoint: "https://public.example/tenant/mcp"})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -164,6 +168,7 @@ func TestLegacyEndpointOption(t *testing.T) {
 // TestLegacyEndpointFirst: the endpoint event is the stream's first event
 // even while the engine is sending to every session (a list change).
 func TestLegacyEndpointFirst(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, nil)
 	stop := make(chan struct{})
 	done := make(chan struct{})
@@ -189,6 +194,7 @@ func TestLegacyEndpointFirst(t *testing.T) {
 // TestLegacySessionNotAStreamableSession: a 2024-11-05 session id is not
 // accepted as an Mcp-Session-Id.
 func TestLegacySessionNotAStreamableSession(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

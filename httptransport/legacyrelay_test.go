@@ -17,6 +17,7 @@ import (
 // progress and answer arrive on the stream. A caller other than the
 // session's owner gets 404 there, as here.
 func TestLegacyPostsRelayed(t *testing.T) {
+	t.Parallel()
 	withUser := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if u := r.Header.Get("X-Test-User"); u != "" {
@@ -75,6 +76,7 @@ func TestLegacyPostsRelayed(t *testing.T) {
 // probing for that era (go-sdk's client sends server/discover first)
 // initializes instead.
 func TestLegacyRefusesLaterMethods(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

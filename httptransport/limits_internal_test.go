@@ -31,6 +31,7 @@ const ListenBody = `{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","p
 // at most, so streams opened together do not all end together; a token's
 // expiry is never exceeded.
 func TestStreamLimitSpread(t *testing.T) {
+	t.Parallel()
 	h := New(NewTestEngine(), &Options{MaxStreamDuration: time.Second})
 	defer h.Shutdown(context.Background())
 	r := httptest.NewRequest("GET", "/mcp", nil)
@@ -76,6 +77,7 @@ func attachedGET(t *testing.T, store *MemoryEventStore, id string, standalone bo
 // window: the client would see an event after the response, and the store
 // an event appended to an ended stream.
 func TestNoDisconnectEventAfterEnd(t *testing.T) {
+	t.Parallel()
 	store := NewMemoryEventStore(nil)
 	st, detached, rec := attachedGET(t, store, "c1", false)
 	st.Finish(&jsonrpc.Message{ID: jsonrpc.StringID("x"), Result: []byte(`{}`)})
@@ -95,6 +97,7 @@ func TestNoDisconnectEventAfterEnd(t *testing.T) {
 // closed session back into the MemoryEventStore, where nothing would ever
 // remove it.
 func TestNoDisconnectEventAfterSessionClosed(t *testing.T) {
+	t.Parallel()
 	store := NewMemoryEventStore(nil)
 	st, detached, _ := attachedGET(t, store, "t0", true)
 	st.Cut()
@@ -135,6 +138,7 @@ func (w *failingWriter) Flush()                    {}
 // engine has stopped it, as documented: a client dropping calls to a slow
 // tool cannot pass MaxCallsPerPrincipal.
 func TestDroppedCallKeepsPlace(t *testing.T) {
+	t.Parallel()
 	e := &stubbornEngine{TestEngine: NewTestEngine(), sent: make(chan error, 1), release: make(chan struct{})}
 	h := New(e, &Options{MaxCallsPerPrincipal: 1})
 	defer h.Shutdown(context.Background())

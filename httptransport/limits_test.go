@@ -9,10 +9,12 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpmount/mcpmount/httptransport"
 	"github.com/mcpmount/mcpmount/identity"
+	"github.com/mcpmount/mcpmount/internal/testutil"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 	"github.com/mcpmount/mcpmount/sse"
 )
@@ -49,6 +51,7 @@ func overQuota(t *testing.T, what string, resp *http.Response, body string) {
 // flight gets 429 for more, in every era, and nothing of the refused POST
 // runs; other principals are served; a place frees when a call ends.
 func TestMaxCallsPerPrincipal(t *testing.T) {
+	t.Parallel()
 	s := httptransport.StartTestServer(t, httptransport.NewTestEngine(), &httptransport.Options{MaxCallsPerPrincipal: 2}, asUser, false)
 	slow := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"text":"s"},` + httptransport.Meta + `}}`
 	h := httptransport.ModernHeaders("tools/call")
@@ -114,6 +117,7 @@ func TestMaxCallsPerPrincipal(t *testing.T) {
 // quota per principal: past it, 429; other principals are not affected;
 // closing a stream frees its place.
 func TestMaxStreamsPerPrincipal(t *testing.T) {
+	t.Parallel()
 	s := httptransport.StartTestServer(t, httptransport.NewTestEngine(), &httptransport.Options{MaxStreamsPerPrincipal: 1}, asUser, false)
 	lh := httptransport.ModernHeaders("subscriptions/listen")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -155,6 +159,7 @@ func TestMaxStreamsPerPrincipal(t *testing.T) {
 // taken over from net/http or not: a listen with its final result, a
 // 2025-era GET stream and a 2024-11-05 event stream by ending.
 func TestMaxStreamDuration(t *testing.T) {
+	t.Parallel()
 	const limit = 150 * time.Millisecond
 	for _, disableHijack := range []bool{false, true} {
 		e := httptransport.NewTestEngine()
@@ -222,43 +227,47 @@ func TestMaxStreamDuration(t *testing.T) {
 // TestStreamsEndAtTokenExpiry: a held stream ends when the credential that
 // opened it expires, unless StreamsOutliveTokens.
 func TestStreamsEndAtTokenExpiry(t *testing.T) {
-	h := withUser(httptransport.ModernHeaders("subscriptions/listen"), "alice")
-	h.Set("X-Test-Expiry", "200ms")
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		mn := &testutil.MemNet{}
+		h := withUser(httptransport.ModernHeaders("subscriptions/listen"), "alice")
+		h.Set("X-Test-Expiry", "200ms")
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
 
-	for _, hold := range []bool{false, true} { // an engine that blocks, or holds
-		e := httptransport.NewTestEngine()
-		e.Hold = hold
-		s := httptransport.StartTestServer(t, e, nil, asUser, false)
-		r := httptransport.NewSSEReader(t, s.Open(ctx, "POST", h, httptransport.ListenBody).Body)
-		r.NextMessage()
-		if final := r.NextMessage(); !final.IsResponse() || final.ID.Raw() != `"L"` {
-			t.Errorf("hold %v: listen at token expiry: %s %s %s", hold, final.Method, final.ID, final.Result)
+		for _, hold := range []bool{false, true} { // an engine that blocks, or holds
+			e := httptransport.NewTestEngine()
+			e.Hold = hold
+			s := httptransport.StartBubbleServer(t, mn, e, nil, asUser, false)
+			r := httptransport.NewSSEReader(t, s.Open(ctx, "POST", h, httptransport.ListenBody).Body)
+			r.NextMessage()
+			if final := r.NextMessage(); !final.IsResponse() || final.ID.Raw() != `"L"` {
+				t.Errorf("hold %v: listen at token expiry: %s %s %s", hold, final.Method, final.ID, final.Result)
+			}
 		}
-	}
 
-	// A credential already expired (accepted within the verifier's leeway)
-	// gets a short grace, not a stream that ends at once, over and over.
-	s := httptransport.StartTestServer(t, httptransport.NewTestEngine(), nil, asUser, false)
-	expired := h.Clone()
-	expired.Set("X-Test-Expiry", "-10s")
-	r := httptransport.NewSSEReader(t, s.Open(ctx, "POST", expired, httptransport.ListenBody).Body)
-	r.NextMessage()
-	time.Sleep(300 * time.Millisecond)
-	s.Engine.Broadcast()
-	if m := r.NextMessage(); m.Method != "notifications/tools/list_changed" {
-		t.Errorf("a listen opened with an expired credential got %s %s %s", m.Method, m.ID, m.Result)
-	}
+		// A credential already expired (accepted within the verifier's leeway)
+		// gets a short grace, not a stream that ends at once, over and over.
+		s := httptransport.StartBubbleServer(t, mn, httptransport.NewTestEngine(), nil, asUser, false)
+		expired := h.Clone()
+		expired.Set("X-Test-Expiry", "-10s")
+		r := httptransport.NewSSEReader(t, s.Open(ctx, "POST", expired, httptransport.ListenBody).Body)
+		r.NextMessage()
+		time.Sleep(300 * time.Millisecond)
+		s.Engine.Broadcast()
+		if m := r.NextMessage(); m.Method != "notifications/tools/list_changed" {
+			t.Errorf("a listen opened with an expired credential got %s %s %s", m.Method, m.ID, m.Result)
+		}
 
-	s = httptransport.StartTestServer(t, httptransport.NewTestEngine(), &httptransport.Options{StreamsOutliveTokens: true}, asUser, false)
-	r = httptransport.NewSSEReader(t, s.Open(ctx, "POST", h, httptransport.ListenBody).Body)
-	r.NextMessage()
-	time.Sleep(400 * time.Millisecond)
-	s.Engine.Broadcast()
-	if m := r.NextMessage(); m.Method != "notifications/tools/list_changed" {
-		t.Errorf("with StreamsOutliveTokens the listen got %s %s %s", m.Method, m.ID, m.Result)
-	}
+		s = httptransport.StartBubbleServer(t, mn, httptransport.NewTestEngine(), &httptransport.Options{StreamsOutliveTokens: true}, asUser, false)
+		r = httptransport.NewSSEReader(t, s.Open(ctx, "POST", h, httptransport.ListenBody).Body)
+		r.NextMessage()
+		time.Sleep(400 * time.Millisecond)
+		s.Engine.Broadcast()
+		if m := r.NextMessage(); m.Method != "notifications/tools/list_changed" {
+			t.Errorf("with StreamsOutliveTokens the listen got %s %s %s", m.Method, m.ID, m.Result)
+		}
+	})
 }
 
 // TestQuotaFreeOnceAnswered: a call's place in its principal's quota is
@@ -266,6 +275,7 @@ func TestStreamsEndAtTokenExpiry(t *testing.T) {
 // time under MaxCallsPerPrincipal: 1 is never refused, in any era, JSON or
 // SSE, whatever the timing.
 func TestQuotaFreeOnceAnswered(t *testing.T) {
+	t.Parallel()
 	s := httptransport.StartTestServer(t, httptransport.NewTestEngine(), &httptransport.Options{MaxCallsPerPrincipal: 1}, asUser, false)
 	echo := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"e"},` + httptransport.Meta + `}}`
 	modernJSON := withUser(httptransport.ModernHeaders("tools/call"), "alice")
@@ -317,6 +327,7 @@ func TestQuotaFreeOnceAnswered(t *testing.T) {
 // MaxStreamsPerPrincipal: 1, whether the stream was taken over from
 // net/http or not.
 func TestStreamPlaceFreeOnceEnded(t *testing.T) {
+	t.Parallel()
 	for _, disableHijack := range []bool{false, true} {
 		e := httptransport.NewTestEngine()
 		e.Hold = true
@@ -370,6 +381,7 @@ func TestStreamPlaceFreeOnceEnded(t *testing.T) {
 // session (DELETE, or the idle timeout) frees its place, a DELETE's before
 // its answer.
 func TestMaxSessionsPerPrincipal(t *testing.T) {
+	t.Parallel()
 	s := httptransport.StartTestServer(t, httptransport.NewTestEngine(), &httptransport.Options{MaxSessionsPerPrincipal: 2, SessionIdleTimeout: 2 * time.Second}, asUser, false)
 	initialize := func(user string) (*http.Response, string) {
 		return s.Do("POST", withUser(httptransport.SessionHeaders("", ""), user), `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
@@ -432,6 +444,7 @@ func (s *refusingStore) Put(ctx context.Context, rec *httptransport.SessionRecor
 // TestSessionPlaceFreeOnFailedInitialize: an initialize that fails (here
 // the store refuses the record) keeps no place in the principal's quota.
 func TestSessionPlaceFreeOnFailedInitialize(t *testing.T) {
+	t.Parallel()
 	store := &refusingStore{MemorySessionStore: httptransport.NewMemorySessionStore()}
 	s := httptransport.StartTestServer(t, httptransport.NewTestEngine(), &httptransport.Options{MaxSessionsPerPrincipal: 1, Sessions: store}, asUser, false)
 	initialize := func() (*http.Response, string) {

@@ -40,6 +40,7 @@ func (e *lateEngine) Describe(ctx context.Context) *Description {
 // with its final result as the others do, and Shutdown does not wait for it
 // until its deadline.
 func TestListenDuringShutdown(t *testing.T) {
+	t.Parallel()
 	for _, hold := range []bool{false, true} {
 		te := NewTestEngine()
 		te.Hold = hold

@@ -15,6 +15,7 @@ import (
 // subscription id, with keep-alive comments between, and, on Shutdown,
 // the listen result before the stream ends.
 func TestListen(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, &httptransport.Options{KeepAlive: 20 * time.Millisecond})
 	h := httptransport.ModernHeaders("subscriptions/listen")
 	resp := s.Open(context.Background(), "POST", h, `{"jsonrpc":"2.0","id":"L1","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},`+httptransport.Meta+`}}`)
@@ -56,6 +57,7 @@ func TestListen(t *testing.T) {
 
 // TestListenClientClose: closing a listen stream cancels the subscription.
 func TestListenClientClose(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	resp := s.Open(ctx, "POST", httptransport.ModernHeaders("subscriptions/listen"), `{"jsonrpc":"2.0","id":3,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},`+httptransport.Meta+`}}`)
@@ -78,6 +80,7 @@ func TestListenClientClose(t *testing.T) {
 // its status and headers sent (with a comment), so clients see a first
 // byte.
 func TestEarlyHeaderFlush(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, &httptransport.Options{HeaderFlushDelay: 10 * time.Millisecond})
 	h := httptransport.ModernHeaders("tools/call")
 	h.Set("Mcp-Name", "slow")

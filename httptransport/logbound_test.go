@@ -71,6 +71,7 @@ func flood(s *TestServer, n int, req func() (http.Header, string)) map[int]int {
 // store's error (which names the id) cut and quoted, logBurst lines of
 // the kind, the rest suppressed.
 func TestLongSessionIDLogsBounded(t *testing.T) {
+	t.Parallel()
 	logs := &testutil.CountingLog{Keep: 64 << 10}
 	s := NewTestServer(t, jsonLogged(logs, Options{Sessions: echoingStore{NewMemorySessionStore()}}))
 	sid := strings.Repeat("s", 256)
@@ -98,6 +99,7 @@ func TestLongSessionIDLogsBounded(t *testing.T) {
 // making the engine panic with a message that names it, are answered
 // -32603 and logged with the method and the panic cut and quoted.
 func TestHugeMethodLogsBounded(t *testing.T) {
+	t.Parallel()
 	logs := &testutil.CountingLog{Keep: 64 << 10}
 	te := NewTestEngine()
 	s := StartTestServer(t, te, jsonLogged(logs, Options{}), nil, false)
@@ -137,6 +139,7 @@ func TestHugeMethodLogsBounded(t *testing.T) {
 // a terminal escape reaches the log quoted, so no log viewer shows a
 // forged line.
 func TestMethodControlCharactersQuoted(t *testing.T) {
+	t.Parallel()
 	logs := &testutil.CountingLog{Keep: 64 << 10}
 	te := NewTestEngine()
 	s := StartTestServer(t, te, jsonLogged(logs, Options{}), nil, false)

@@ -18,6 +18,7 @@ func (m *MemorySessionStore) subscribers(sessionID string) int {
 // subscriber of the session's channel, to no other channel's, and to none
 // after it unsubscribed.
 func TestMemoryRelay(t *testing.T) {
+	t.Parallel()
 	m := NewMemorySessionStore()
 	ctx := context.Background()
 	var mu sync.Mutex

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpmount/mcpmount/jsonrpc"
@@ -50,6 +51,7 @@ func slowAnswerCall(name string) string {
 // status the spec gives it (spec 2026-07-28 basic/transports/streamable-http; spec 2026-07-28 basic#error-codes): 404 for -32601, 400 for
 // -32021.
 func TestModernErrorKeepsStatusBeforeFlush(t *testing.T) {
+	t.Parallel()
 	te := NewTestEngine()
 	s := StartTestServer(t, te, nil, nil, false)
 	s.Handler.engine = slowAnswerEngine{te, 150 * time.Millisecond}
@@ -79,6 +81,7 @@ func TestModernErrorKeepsStatusBeforeFlush(t *testing.T) {
 // drop it), and an error the engine returns after that is an SSE event
 // under 200. (The default delay is 1 s; the test shortens it.)
 func TestModernLateErrorIsSSEEvent(t *testing.T) {
+	t.Parallel()
 	te := NewTestEngine()
 	s := StartTestServer(t, te, nil, nil, false)
 	s.Handler.engine = slowAnswerEngine{te, 150 * time.Millisecond}
@@ -108,27 +111,30 @@ func WantSSEError(t *testing.T, resp *http.Response, body string, status int, co
 // answer an event on it) or only JSON (the delay lifts the server's
 // timeout, as opening the stream does).
 func TestModernCallOutlivesServerWriteTimeout(t *testing.T) {
-	for _, tc := range []struct {
-		h2     bool
-		accept string
-	}{
-		{false, "application/json, text/event-stream"},
-		{true, "application/json, text/event-stream"},
-		{false, "application/json"},
-		{true, "application/json"},
-	} {
-		h2 := tc.h2
-		s := newLiftServer(t, 600*time.Millisecond, 300*time.Millisecond, 50*time.Millisecond, h2)
-		hdr := ModernHeaders("tools/call")
-		hdr.Set("Mcp-Name", "late-ok")
-		hdr.Set("Accept", tc.accept)
-		resp, body := s.Do("POST", hdr, slowAnswerCall("late-ok"))
-		want := "text/event-stream"
-		if tc.accept == "application/json" {
-			want = "application/json"
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		for _, tc := range []struct {
+			h2     bool
+			accept string
+		}{
+			{false, "application/json, text/event-stream"},
+			{true, "application/json, text/event-stream"},
+			{false, "application/json"},
+			{true, "application/json"},
+		} {
+			h2 := tc.h2
+			s := newLiftServer(t, 600*time.Millisecond, 300*time.Millisecond, 50*time.Millisecond, h2)
+			hdr := ModernHeaders("tools/call")
+			hdr.Set("Mcp-Name", "late-ok")
+			hdr.Set("Accept", tc.accept)
+			resp, body := s.Do("POST", hdr, slowAnswerCall("late-ok"))
+			want := "text/event-stream"
+			if tc.accept == "application/json" {
+				want = "application/json"
+			}
+			if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != want || !strings.Contains(body, `"text":"late"`) {
+				t.Fatalf("HTTP/2 %v, Accept %q: %d %s %q, want the result as %s", h2, tc.accept, resp.StatusCode, resp.Header.Get("Content-Type"), body, want)
+			}
 		}
-		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != want || !strings.Contains(body, `"text":"late"`) {
-			t.Fatalf("HTTP/2 %v, Accept %q: %d %s %q, want the result as %s", h2, tc.accept, resp.StatusCode, resp.Header.Get("Content-Type"), body, want)
-		}
-	}
+	})
 }

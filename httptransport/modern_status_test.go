@@ -17,6 +17,7 @@ import (
 // first-byte timeout (go-sdk #1155 gives the client 5 s; this one gives 3)
 // keeps it. The client then drops it, which cancels the tool.
 func TestModernSilentCallSendsHeadersEarly(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, nil)
 	h := httptransport.ModernHeaders("tools/call")
 	h.Set("Mcp-Name", "slow")
@@ -49,6 +50,7 @@ func TestModernSilentCallSendsHeadersEarly(t *testing.T) {
 // TestModernSSEOnlyClientGetsErrorStatus: a client whose Accept lists only
 // text/event-stream gets its error as SSE, with the error's status.
 func TestModernSSEOnlyClientGetsErrorStatus(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, nil)
 	h := httptransport.ModernHeaders("foo/bar")
 	h.Set("Accept", "text/event-stream")
@@ -60,6 +62,7 @@ func TestModernSSEOnlyClientGetsErrorStatus(t *testing.T) {
 // ignored (spec 2026-07-28 basic/transports/streamable-http, RFC 9110 §5.5) over HTTP/2 too, where net/http
 // hands values over as sent.
 func TestModernHeaderWhitespaceHTTP2(t *testing.T) {
+	t.Parallel()
 	s := httptransport.StartTestServer(t, httptransport.NewTestEngine(), nil, nil, true)
 	h := httptransport.ModernHeaders("tools/call")
 	h.Set("Mcp-Method", "tools/call\t")

@@ -16,6 +16,7 @@ import (
 // transport owns: each request gets the status and JSON-RPC code the spec
 // names, with the request id echoed.
 func TestModernValidation(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, nil)
 	discover := func(metaJSON string) string {
 		return `{"jsonrpc":"2.0","id":7,"method":"server/discover","params":{` + metaJSON + `}}`
@@ -137,6 +138,7 @@ func TestModernValidation(t *testing.T) {
 // TestModernUnsupportedVersionData checks -32022's data: the versions served
 // and the one requested, as sent.
 func TestModernUnsupportedVersionData(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, nil)
 	h := httptransport.ModernHeaders("server/discover")
 	h.Set("Mcp-Protocol-Version", "v999")
@@ -160,6 +162,7 @@ func TestModernUnsupportedVersionData(t *testing.T) {
 // TestModernHeaderNamesAnyCase: header names are case-insensitive, values
 // are trimmed (RFC 9110) and then compared exactly.
 func TestModernHeaderNamesAnyCase(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, nil)
 	h := http.Header{}
 	h["content-type"] = []string{"application/json"}
@@ -179,6 +182,7 @@ func TestModernHeaderNamesAnyCase(t *testing.T) {
 // that accepts text/event-stream is the 2024-11-05 handshake:
 // TestLegacyGetWhateverVersion.)
 func TestModernGetDelete(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, &httptransport.Options{RequireSessionID: true})
 	for _, method := range []string{"GET", "DELETE"} {
 		h := http.Header{}
@@ -197,6 +201,7 @@ func TestModernGetDelete(t *testing.T) {
 
 // TestModernNotification: a notification POST is accepted with 202.
 func TestModernNotification(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, nil)
 	resp, body := s.Do("POST", httptransport.ModernHeaders("notifications/cancelled"), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`)
 	if resp.StatusCode != http.StatusAccepted || body != "" {
@@ -208,6 +213,7 @@ func TestModernNotification(t *testing.T) {
 // one with progress gets its own SSE stream with the stream headers, its
 // notifications, then the response.
 func TestModernJSONAndSSE(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, nil)
 	h := httptransport.ModernHeaders("tools/call")
 	h.Set("Mcp-Name", "echo")
@@ -253,6 +259,7 @@ func TestModernJSONAndSSE(t *testing.T) {
 // TestModernAbortCancels: a client dropping a 2026-07-28 request cancels
 // exactly that call's context, and the engine cannot write after it.
 func TestModernAbortCancels(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, nil)
 	h := httptransport.ModernHeaders("tools/call")
 	h.Set("Mcp-Name", "slow")
@@ -313,6 +320,7 @@ func TestModernAbortCancels(t *testing.T) {
 // response as JSON even when the call sends notifications (they have
 // nowhere to go and are dropped).
 func TestModernJSONOnlyClient(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, nil)
 	h := httptransport.ModernHeaders("tools/call")
 	h.Set("Mcp-Name", "progress")
@@ -335,6 +343,7 @@ func (p *plainWriter) WriteHeader(code int)        { p.w.WriteHeader(code) }
 // flush, an SSE answer cannot stream, but it is not cut either: every
 // event and the response arrive, when the response ends.
 func TestSSEBehindUnflushableWriter(t *testing.T) {
+	t.Parallel()
 	wrap := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { next.ServeHTTP(&plainWriter{w}, r) })
 	}

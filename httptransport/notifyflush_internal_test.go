@@ -22,6 +22,7 @@ import (
 // lost (and a large one, half written, ran into the next event). They now
 // go out before the connection is taken over.
 func TestPendingNotificationSurvivesPark(t *testing.T) {
+	t.Parallel()
 	for _, size := range []int{100, 3000} {
 		t.Run(fmt.Sprint(size), func(t *testing.T) {
 			h := New(NewTestEngine(), &Options{NotificationFlushDelay: time.Hour, KeepAlive: -1, HeaderFlushDelay: -1})
@@ -42,7 +43,7 @@ func TestPendingNotificationSurvivesPark(t *testing.T) {
 				}
 				_ = st.Send(jsonrpc.NewNotification("notifications/message", json.RawMessage(`{"data":"first"}`)))
 				_ = st.Send(jsonrpc.NewNotification("notifications/message", json.RawMessage(`{"data":"`+big+`"}`)))
-				parked <- h.park(w, r, st, func() { close(gone) })
+				parked <- h.park(w, r, st, false, func() { close(gone) })
 			}))
 			defer srv.Close()
 			resp, err := http.Get(srv.URL)

@@ -56,6 +56,7 @@ func progressCall2026(count int) string {
 // more than the call), and in one flush each when NotificationFlushDelay is
 // negative.
 func TestNotificationsCoalesced(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		delay   time.Duration
@@ -98,6 +99,7 @@ func TestNotificationsCoalesced(t *testing.T) {
 // silence reaches the client after NotificationFlushDelay, not with the
 // call's next message: the tool waits for the test to have read it.
 func TestPendingNotificationFlushedAfterDelay(t *testing.T) {
+	t.Parallel()
 	e := httptransport.NewTestEngine()
 	e.Gate = make(chan struct{})
 	var n atomic.Int64
@@ -126,6 +128,7 @@ func TestPendingNotificationFlushedAfterDelay(t *testing.T) {
 // with the notifications waiting before it, however long the delay: the
 // handler now waits for the client's answer, which needs the request.
 func TestServerRequestFlushesPending(t *testing.T) {
+	t.Parallel()
 	e := httptransport.NewTestEngine()
 	var n atomic.Int64
 	s := countFlushes(t, e, &httptransport.Options{NotificationFlushDelay: time.Hour}, &n)
@@ -158,6 +161,7 @@ func TestServerRequestFlushesPending(t *testing.T) {
 // session's GET stream, all kept on the handler (DisableHijack), where a
 // response buffers what it is given.
 func TestHeldStreamsFlushAtOnce(t *testing.T) {
+	t.Parallel()
 	opts := &httptransport.Options{NotificationFlushDelay: time.Hour, KeepAlive: time.Hour, HeaderFlushDelay: time.Hour, DisableHijack: true}
 	for _, hold := range []bool{false, true} {
 		t.Run(fmt.Sprintf("listen hold=%v", hold), func(t *testing.T) {
@@ -285,6 +289,7 @@ func (c *stallConn) Close() error {
 // (the server's WriteTimeout is lifted for streams), holding the
 // connection's goroutine for as long as the client does not read.
 func TestPendingNotificationFlushedUnderDeadline(t *testing.T) {
+	t.Parallel()
 	e := httptransport.NewTestEngine()
 	h := httptransport.New(e, &httptransport.Options{NotificationFlushDelay: time.Hour, WriteTimeout: 200 * time.Millisecond, KeepAlive: -1})
 	srv := httptest.NewUnstartedServer(h)

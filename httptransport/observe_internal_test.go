@@ -70,6 +70,7 @@ func (r *Recorder) WaitCount(t *testing.T, e Event, want int) {
 // TestNoObserverNoWrap: without an Observer the engine gets the request's
 // own context (nothing wraps it) and the handler carries none.
 func TestNoObserverNoWrap(t *testing.T) {
+	t.Parallel()
 	h := New(NewTestEngine(), nil)
 	srv := httptest.NewServer(h)
 	defer func() {
@@ -119,6 +120,7 @@ func (passObserver) Observe(context.Context, Event) {}
 // TestMemoryEventStoreOnEvict: OnEvict is called once for each event the
 // store's bound evicts.
 func TestMemoryEventStoreOnEvict(t *testing.T) {
+	t.Parallel()
 	evicted := 0
 	m := NewMemoryEventStore(&MemoryEventStoreOptions{MaxBytesPerSession: 3 * (100 + eventOverhead), OnEvict: func() { evicted++ }})
 	data := []byte(strings.Repeat("x", 100))
@@ -135,6 +137,7 @@ func TestMemoryEventStoreOnEvict(t *testing.T) {
 // TestObserverRelayFailures: a message another instance should get, whose
 // publish fails, is reported.
 func TestObserverRelayFailures(t *testing.T) {
+	t.Parallel()
 	rec := &Recorder{}
 	a, b := Pair(t, Options{Sessions: failingRelayStore{NewMemorySessionStore()}, Observer: rec, Logger: quietLogger()})
 	sid := a.Initialize(Version20251125)
@@ -150,6 +153,7 @@ func TestObserverRelayFailures(t *testing.T) {
 // TestEvictHook: the default event store reports its evictions to the
 // Observer; without one it gets no options at all.
 func TestEvictHook(t *testing.T) {
+	t.Parallel()
 	if evictHook(nil) != nil {
 		t.Error("options for the event store without an Observer")
 	}
@@ -175,6 +179,7 @@ func (e dropOnOpen) OpenSession(ctx context.Context, sess *Session, out Sender) 
 // TestObserverSessionDrops: ReportDropped with a session's context, outside
 // any call, reaches the Observer too.
 func TestObserverSessionDrops(t *testing.T) {
+	t.Parallel()
 	rec := &Recorder{}
 	s := StartTestServer(t, NewTestEngine(), &Options{Observer: rec}, nil, false)
 	s.Handler.engine = dropOnOpen{s.Engine}

@@ -15,6 +15,7 @@ import (
 // StartCall returned, and the outcome carries the answer and the status
 // it goes out with.
 func TestObserverWrapsCallContext(t *testing.T) {
+	t.Parallel()
 	rec := &httptransport.Recorder{}
 	s := httptransport.NewTestServer(t, &httptransport.Options{Observer: rec})
 	h := httptransport.ModernHeaders("tools/call")
@@ -48,6 +49,7 @@ func TestObserverWrapsCallContext(t *testing.T) {
 // TestObserverSessionsStreamsRefusals: a 2025-era session's start and
 // end, its GET stream, and refusals by status and reason.
 func TestObserverSessionsStreamsRefusals(t *testing.T) {
+	t.Parallel()
 	rec := &httptransport.Recorder{}
 	s := httptransport.NewTestServer(t, &httptransport.Options{Observer: rec})
 	sid := s.Initialize(httptransport.Version20251125)
@@ -80,6 +82,7 @@ func TestObserverSessionsStreamsRefusals(t *testing.T) {
 // from its start to its end, whether the engine holds it (ErrHold, the
 // stream parked) or blocks in Serve.
 func TestObserverListenStreams(t *testing.T) {
+	t.Parallel()
 	for _, hold := range []bool{true, false} {
 		t.Run(map[bool]string{true: "ErrHold", false: "blocking"}[hold], func(t *testing.T) {
 			rec := &httptransport.Recorder{}

@@ -8,6 +8,7 @@ import (
 // TestDefaults: the defaults the README's options table promises, and
 // negative values turning a limit off.
 func TestDefaults(t *testing.T) {
+	t.Parallel()
 	c := newConfig(nil)
 	for _, tc := range []struct {
 		name      string

@@ -53,14 +53,17 @@ type parkedConn struct {
 // park takes st's connection over from net/http, if w is still attached
 // to st, and starts its watcher, which runs gone once the connection is
 // closed, by either side. It reports false, leaving everything as it was,
-// when st cannot be parked: then the caller waits as before.
-func (h *Handler) park(w http.ResponseWriter, r *http.Request, st *output.Stream, gone func()) bool {
+// when st cannot be parked: then the caller waits as before. answers says
+// st is a 2024-11-05 event stream, which carries its session's answers:
+// the handler's Shutdown ends it once they are out
+// (liveSession.closeStreams), not when it passes over it.
+func (h *Handler) park(w http.ResponseWriter, r *http.Request, st *output.Stream, answers bool, gone func()) bool {
 	if !h.parkable(r) {
 		return false
 	}
 	var pc *parkedConn
 	if !st.Park(w, func() (*wire.ParkedWriter, bool) {
-		pc = h.takeOver(w, r, st)
+		pc = h.takeOver(w, r, st, answers)
 		if pc == nil {
 			return nil, false
 		}
@@ -85,7 +88,8 @@ func (h *Handler) park(w http.ResponseWriter, r *http.Request, st *output.Stream
 
 // takeOver hijacks the connection of st's response w, under st's lock
 // (output.Stream.Park), and registers it as parked; nil when it cannot.
-func (h *Handler) takeOver(w http.ResponseWriter, r *http.Request, st *output.Stream) *parkedConn {
+// answers is park's.
+func (h *Handler) takeOver(w http.ResponseWriter, r *http.Request, st *output.Stream, answers bool) *parkedConn {
 	watch := h.watchServer(r)
 	// Registered before the hijack, under the lock that Shutdown and the
 	// server hook take, so that no stream is parked behind their backs.
@@ -113,8 +117,9 @@ func (h *Handler) takeOver(w http.ResponseWriter, r *http.Request, st *output.St
 	// Shutdown (the handler's or the server's) may have passed over this
 	// stream while it was being taken over: it ends at once, and the
 	// watcher cleans up. (A listen is ended by its final result, which
-	// waits for the stream's lock, held here.)
-	pc.late = (h.closing.Load() || watch.isDownLocked()) && h.listens[st] == nil
+	// waits for the stream's lock, held here; a 2024-11-05 event stream by
+	// the handler's Shutdown once its answers are out.)
+	pc.late = ((h.closing.Load() && !answers) || watch.isDownLocked()) && h.listens[st] == nil
 	h.mu.Unlock()
 	return pc
 }
@@ -123,7 +128,7 @@ func (h *Handler) takeOver(w http.ResponseWriter, r *http.Request, st *output.St
 // leaves, and when the call ends (Shutdown, the client leaving) the stream
 // is cut, which closes the connection, and end runs.
 func (h *Handler) parkListen(w http.ResponseWriter, r *http.Request, st *output.Stream, call *Call, end func()) bool {
-	if !h.park(w, r, st, call.cancel) {
+	if !h.park(w, r, st, false, call.cancel) {
 		return false
 	}
 	context.AfterFunc(call.ctx, func() {

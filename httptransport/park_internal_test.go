@@ -62,6 +62,7 @@ var HeldModes = []struct {
 // TestListenHeldClientClose: a client dropping a held stream ends the
 // call's context, whichever way the stream is held (spec 2026-07-28 basic/utilities/cancellation).
 func TestListenHeldClientClose(t *testing.T) {
+	t.Parallel()
 	for _, mode := range HeldModes {
 		t.Run(mode.Name, func(t *testing.T) {
 			s := NewHeldServer(t, &mode.Opts, mode.H2)
@@ -105,6 +106,7 @@ func ReadToEnd(t *testing.T, r *SSEReader) {
 // session messages; a client dropping it leaves the session idle (so it
 // can expire) and free to open another; Shutdown ends it cleanly.
 func TestStandaloneStreamHeld(t *testing.T) {
+	t.Parallel()
 	for _, mode := range HeldModes {
 		t.Run(mode.Name, func(t *testing.T) {
 			s := StartTestServer(t, NewTestEngine(), &mode.Opts, nil, mode.H2)
@@ -159,6 +161,7 @@ func TestStandaloneStreamHeld(t *testing.T) {
 // parked on its connections: a listen with its final result, a 2025-era
 // GET stream and a 2024-11-05 stream (whose session ends with it).
 func TestParkedStreamsServerShutdown(t *testing.T) {
+	t.Parallel()
 	s := NewHeldServer(t, nil, false)
 	_, listen := s.Listen(t, context.Background())
 	sid := s.Initialize(Version20251125)
@@ -202,6 +205,7 @@ func (w *slowHijackWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 // server's Shutdown begins (which passes over it, not yet taken) ends all
 // the same, instead of staying open on a server that went down.
 func TestParkRacesServerShutdown(t *testing.T) {
+	t.Parallel()
 	entered, proceed := make(chan struct{}), make(chan struct{})
 	wrap := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -244,6 +248,7 @@ func TestParkRacesServerShutdown(t *testing.T) {
 // watches, ends with its final result too, and Shutdown does not wait for
 // it until its deadline, however streams are held.
 func TestListenInFlightAtServerShutdown(t *testing.T) {
+	t.Parallel()
 	for _, mode := range HeldModes {
 		t.Run(mode.Name, func(t *testing.T) {
 			entered, proceed := make(chan struct{}), make(chan struct{})

@@ -9,9 +9,11 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/internal/testutil"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
@@ -20,6 +22,7 @@ import (
 // tagged with the subscription id, and on Handler.Shutdown the final
 // result, then a cleanly ended body.
 func TestListenHeld(t *testing.T) {
+	t.Parallel()
 	for _, mode := range httptransport.HeldModes {
 		t.Run(mode.Name, func(t *testing.T) {
 			opts := mode.Opts
@@ -86,6 +89,7 @@ func TestListenHeld(t *testing.T) {
 // hijacked connections alone, still ends a parked stream with its final
 // result, through the hook the handler registers.
 func TestListenParkedServerShutdown(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewHeldServer(t, nil, false)
 	_, r := s.Listen(t, context.Background())
 	httptransport.WaitFor(t, "the stream to be parked", func() bool { return s.Hijacked.Load() == 1 })
@@ -106,6 +110,7 @@ func TestListenParkedServerShutdown(t *testing.T) {
 // TestHoldOnlyForListen: ErrHold from any call but a listen is an
 // internal error, not a stream left open.
 func TestHoldOnlyForListen(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, nil)
 	h := httptransport.ModernHeaders("tools/call")
 	h.Set("Mcp-Name", "hold")
@@ -122,6 +127,7 @@ func TestHoldOnlyForListen(t *testing.T) {
 // stream is dropped by the per-write deadline, and its call ends, as on a
 // stream held on the handler's goroutine.
 func TestParkedStreamDropsStalledClient(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewHeldServer(t, &httptransport.Options{WriteTimeout: 50 * time.Millisecond}, false)
 	s.Listen(t, context.Background()) // and never read again
 	httptransport.WaitFor(t, "the stream to be parked", func() bool { return s.Hijacked.Load() == 1 })
@@ -159,6 +165,7 @@ func (m encodingMarker) Unwrap() http.ResponseWriter { return m.ResponseWriter }
 // TestCompressedStreamNotParked: a stream whose response declares a content
 // encoding stays with the middleware that encodes it.
 func TestCompressedStreamNotParked(t *testing.T) {
+	t.Parallel()
 	e := httptransport.NewTestEngine()
 	e.Hold = true
 	s := httptransport.StartTestServer(t, e, nil, func(next http.Handler) http.Handler {
@@ -182,6 +189,7 @@ func TestCompressedStreamNotParked(t *testing.T) {
 // TestParkedHTTP10: an HTTP/1.0 client's stream is parked too, its body
 // delimited by the connection's end.
 func TestParkedHTTP10(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, nil)
 	conn, err := net.Dial("tcp", s.HTTPServer.Listener.Addr().String())
 	if err != nil {
@@ -216,20 +224,24 @@ func TestParkedHTTP10(t *testing.T) {
 // deadline into a timer that resets the stream, a listen quiet for longer
 // than WriteTimeout (keep-alives off) still gets the next list change.
 func TestIdleStreamOutlivesWriteTimeout(t *testing.T) {
-	for _, h2 := range []bool{false, true} {
-		e := httptransport.NewTestEngine()
-		e.Hold = true
-		s := httptransport.StartTestServer(t, e, &httptransport.Options{WriteTimeout: 150 * time.Millisecond, KeepAlive: -1}, nil, h2)
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		r := httptransport.NewSSEReader(t, s.Open(ctx, "POST", httptransport.ModernHeaders("subscriptions/listen"), httptransport.ListenBody).Body)
-		r.NextMessage() // the acknowledgement
-		time.Sleep(400 * time.Millisecond)
-		e.Broadcast()
-		if m := r.NextMessage(); m.Method != "notifications/tools/list_changed" {
-			t.Errorf("h2 %v: after a quiet spell: %+v", h2, m)
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		mn := &testutil.MemNet{}
+		for _, h2 := range []bool{false, true} {
+			e := httptransport.NewTestEngine()
+			e.Hold = true
+			s := httptransport.StartBubbleServer(t, mn, e, &httptransport.Options{WriteTimeout: 150 * time.Millisecond, KeepAlive: -1}, nil, h2)
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			r := httptransport.NewSSEReader(t, s.Open(ctx, "POST", httptransport.ModernHeaders("subscriptions/listen"), httptransport.ListenBody).Body)
+			r.NextMessage() // the acknowledgement
+			time.Sleep(400 * time.Millisecond)
+			e.Broadcast()
+			if m := r.NextMessage(); m.Method != "notifications/tools/list_changed" {
+				t.Errorf("h2 %v: after a quiet spell: %+v", h2, m)
+			}
+			cancel()
 		}
-		cancel()
-	}
+	})
 }
 
 // TestServerShutdownEndsHeldStreams: http.Server.Shutdown alone ends held
@@ -237,6 +249,7 @@ func TestIdleStreamOutlivesWriteTimeout(t *testing.T) {
 // listen with its final result, a 2025-era GET stream by ending; Shutdown
 // returns instead of waiting for them until its deadline.
 func TestServerShutdownEndsHeldStreams(t *testing.T) {
+	t.Parallel()
 	for _, mode := range httptransport.HeldModes {
 		t.Run(mode.Name, func(t *testing.T) {
 			opts := mode.Opts
@@ -267,6 +280,7 @@ func TestServerShutdownEndsHeldStreams(t *testing.T) {
 // TestServerShutdownTwice: a second http.Server.Shutdown (a second signal,
 // a retry) runs the handler's hook again, harmlessly.
 func TestServerShutdownTwice(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewHeldServer(t, nil, false)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

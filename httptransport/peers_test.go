@@ -9,14 +9,17 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/internal/testutil"
 )
 
 // TestLegacyDropCancels: a 2024-11-05 client leaving (its event stream
 // closed) cancels the calls of its session.
 func TestLegacyDropCancels(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	_, endpoint := httptransport.OpenLegacy(t, ctx, s.URL, nil)
@@ -35,6 +38,7 @@ func TestLegacyDropCancels(t *testing.T) {
 
 // TestDefaultBodyLimit: with nil options a body over 4 MiB gets 413.
 func TestDefaultBodyLimit(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, nil)
 	h := httptransport.ModernHeaders("tools/call")
 	h.Set("Mcp-Name", "echo")
@@ -61,6 +65,7 @@ func countComments(t *testing.T, r *httptransport.SSEReader, n int) {
 // stream and on a silent 2026-07-28 call's stream, not only on listens
 // (a complaint against the peers: proxies cut quiet streams).
 func TestKeepAliveGetAndPost(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, &httptransport.Options{KeepAlive: 20 * time.Millisecond, HeaderFlushDelay: 10 * time.Millisecond})
 	sid := s.Initialize(httptransport.Version20251125)
 	gh := httptransport.GetHeaders(sid, httptransport.Version20251125)
@@ -81,33 +86,37 @@ func TestKeepAliveGetAndPost(t *testing.T) {
 // the stream kills neither a 2025-era GET stream silent past it nor a
 // POST stream whose tool goes quiet.
 func TestWriteTimeoutGetAndPost(t *testing.T) {
-	e := httptransport.NewTestEngine()
-	gate := make(chan struct{})
-	e.Gate = gate
-	h := httptransport.New(e, &httptransport.Options{KeepAlive: -1})
-	srv := httptest.NewUnstartedServer(h)
-	srv.Config.WriteTimeout = 100 * time.Millisecond
-	srv.Start()
-	defer srv.Close()
-	defer h.Shutdown(context.Background())
-	s := &httptransport.TestServer{T: t, Handler: h, Engine: e, URL: srv.URL + "/mcp", HTTPServer: srv, Client: srv.Client()}
-	sid := s.Initialize(httptransport.Version20251125)
-	gh := httptransport.GetHeaders(sid, httptransport.Version20251125)
-	get := httptransport.NewSSEReader(t, s.Open(context.Background(), "GET", gh, "").Body)
-	post := httptransport.NewSSEReader(t, s.Open(context.Background(), "POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"progress","arguments":{"count":2},"_meta":{"progressToken":1}}}`).Body)
-	if m := post.NextMessage(); m.Method != "notifications/progress" {
-		t.Fatalf("%+v", m)
-	}
-	time.Sleep(300 * time.Millisecond)
-	e.Broadcast()
-	if m := get.NextMessage(); m.Method != "notifications/tools/list_changed" {
-		t.Fatalf("GET got %s", m.Method)
-	}
-	gate <- struct{}{}
-	post.NextMessage()
-	if m := post.NextMessage(); m.ID.Raw() != "2" {
-		t.Fatalf("POST final %+v", m)
-	}
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		mn := &testutil.MemNet{}
+		e := httptransport.NewTestEngine()
+		gate := make(chan struct{})
+		e.Gate = gate
+		h := httptransport.New(e, &httptransport.Options{KeepAlive: -1})
+		srv := httptest.NewUnstartedServer(h)
+		srv.Config.WriteTimeout = 100 * time.Millisecond
+		mn.Serve(srv, false)
+		defer srv.Close()
+		defer h.Shutdown(context.Background())
+		s := &httptransport.TestServer{T: t, Handler: h, Engine: e, URL: srv.URL + "/mcp", HTTPServer: srv, Client: srv.Client()}
+		sid := s.Initialize(httptransport.Version20251125)
+		gh := httptransport.GetHeaders(sid, httptransport.Version20251125)
+		get := httptransport.NewSSEReader(t, s.Open(context.Background(), "GET", gh, "").Body)
+		post := httptransport.NewSSEReader(t, s.Open(context.Background(), "POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"progress","arguments":{"count":2},"_meta":{"progressToken":1}}}`).Body)
+		if m := post.NextMessage(); m.Method != "notifications/progress" {
+			t.Fatalf("%+v", m)
+		}
+		time.Sleep(300 * time.Millisecond)
+		e.Broadcast()
+		if m := get.NextMessage(); m.Method != "notifications/tools/list_changed" {
+			t.Fatalf("GET got %s", m.Method)
+		}
+		gate <- struct{}{}
+		post.NextMessage()
+		if m := post.NextMessage(); m.ID.Raw() != "2" {
+			t.Fatalf("POST final %+v", m)
+		}
+	})
 }
 
 // TestStalledReaderOfLiftedAnswers: with the server's WriteTimeout lifted
@@ -117,6 +126,7 @@ func TestWriteTimeoutGetAndPost(t *testing.T) {
 // deadline (WriteTimeout), instead of being left to net/http after the
 // handler returns, with no deadline in force.
 func TestStalledReaderOfLiftedAnswers(t *testing.T) {
+	t.Parallel()
 	h := httptransport.New(httptransport.NewTestEngine(), &httptransport.Options{WriteTimeout: 300 * time.Millisecond})
 	srv := httptest.NewUnstartedServer(h)
 	srv.Config.WriteTimeout = time.Second
@@ -149,6 +159,7 @@ func TestStalledReaderOfLiftedAnswers(t *testing.T) {
 // to say still sends a first byte (a comment) right after its headers, so
 // clients waiting for one do not hang.
 func TestH2GetStreamFirstByte(t *testing.T) {
+	t.Parallel()
 	s := httptransport.StartTestServer(t, httptransport.NewTestEngine(), nil, nil, true)
 	sid := s.Initialize(httptransport.Version20251125)
 	gh := httptransport.GetHeaders(sid, httptransport.Version20251125)

@@ -9,6 +9,7 @@ import (
 // says how long until the next token; tools have buckets of their own; a
 // refusal takes nothing; refilled buckets are swept.
 func TestRateLimiterBuckets(t *testing.T) {
+	t.Parallel()
 	l := newRateLimiter(&RateLimit{PerSecond: 1, Burst: 2, Tools: map[string]Rate{"slow": {PerSecond: 0.5}}})
 	now := time.Unix(1_000_000, 0)
 	if why := l.admit("alice", 2, nil, now); why != nil {

@@ -16,6 +16,7 @@ import (
 // 429 with Retry-After and a JSON-RPC error, and none of it reaches the
 // engine; another principal is served meanwhile.
 func TestRateLimitRefusesWholePost(t *testing.T) {
+	t.Parallel()
 	users := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			r = r.WithContext(identity.NewContext(r.Context(), &identity.Info{Subject: r.Header.Get("X-User")}))

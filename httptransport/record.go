@@ -88,16 +88,19 @@ func (ls *liveSession) refresh(ctx context.Context) error {
 	}
 	var rec *SessionRecord
 	var err error
+	// The touch is dated from before the store call, as touch dates it:
+	// the record's new life runs from a moment in the call, and a reply
+	// that comes late must not make it look younger (touchStale).
+	touched := time.Now()
 	if r, ok := ls.h.sessions.(SessionRefresher); ok {
 		rec, err = r.TouchGet(ctx, ls.id, ls.h.cfg.idleTimeout)
 	} else if err = ls.touch(ctx); err == nil {
 		rec, err = ls.h.sessions.Get(ctx, ls.id)
 	}
-	now := time.Now()
 	ls.mu.Lock()
-	ls.lastUsed = now
+	ls.lastUsed = time.Now()
 	if err == nil {
-		ls.touched = now
+		ls.touched = touched
 	}
 	ls.mu.Unlock()
 	if err == nil && rec.Owner == ls.owner && ls.sess.refreshState(rec.State) {

@@ -85,6 +85,7 @@ func SamplingAnswer(id jsonrpc.ID) string {
 // TestRelayCancelElsewhere: notifications/cancelled POSTed to B cancels
 // the call it names, running on A.
 func TestRelayCancelElsewhere(t *testing.T) {
+	t.Parallel()
 	store := &countingRelayStore{MemorySessionStore: NewMemorySessionStore()}
 	a, b := Pair(t, Options{HeaderFlushDelay: 20 * time.Millisecond, Sessions: store})
 	sid := a.Initialize(Version20251125)
@@ -113,6 +114,7 @@ func TestRelayCancelElsewhere(t *testing.T) {
 // goes nowhere, as before: the request on A still awaits its answer. A
 // notifications/cancelled POSTed there is answered 202 too.
 func TestRelayStoreWithoutRelay(t *testing.T) {
+	t.Parallel()
 	a, b := Pair(t, Options{Sessions: noRelayStore{NewMemorySessionStore()}})
 	sid := a.Initialize(Version20251125)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -136,6 +138,7 @@ func TestRelayStoreWithoutRelay(t *testing.T) {
 // id has the form of another copy's server request id; other ids, and ids
 // of the receiving copy's own form, are not.
 func TestRelayPublishesMintedIDsOnly(t *testing.T) {
+	t.Parallel()
 	store := &countingRelayStore{MemorySessionStore: NewMemorySessionStore()}
 	a, b := Pair(t, Options{Sessions: store})
 	sid := a.Initialize(Version20251125)
@@ -170,6 +173,7 @@ func TestRelayPublishesMintedIDsOnly(t *testing.T) {
 // subscribes to its channel, and drops the subscription when the session
 // ends there, leaving nothing in the memory store.
 func TestRelayUnsubscribedWhenEnded(t *testing.T) {
+	t.Parallel()
 	store := NewMemorySessionStore()
 	a, b := Pair(t, Options{Sessions: store})
 	sid := a.Initialize(Version20251125)
@@ -202,6 +206,7 @@ func TestRelayUnsubscribedWhenEnded(t *testing.T) {
 // the session still; a sampling answer POSTed to that instance reaches its
 // tool. A Publish that fails is logged, and the POST answered 202.
 func TestRelayDown(t *testing.T) {
+	t.Parallel()
 	var logs testutil.Buffer
 	a, b := Pair(t, Options{Sessions: failingRelayStore{NewMemorySessionStore()}, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	sid := a.Initialize(Version20251125)
@@ -231,6 +236,7 @@ func TestRelayDown(t *testing.T) {
 // leaves neither a live session nor a relay subscription behind (it had
 // adopted the session after Shutdown listed those to end).
 func TestShutdownAdoptsNoSession(t *testing.T) {
+	t.Parallel()
 	mem := NewMemorySessionStore()
 	store := &GatedGetStore{MemorySessionStore: mem, Entered: make(chan struct{}, 1), Release: make(chan struct{})}
 	a, b := Pair(t, Options{Sessions: store})

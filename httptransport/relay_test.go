@@ -14,6 +14,7 @@ import (
 // tool on A sent, POSTed to B, reaches the tool on A through the store's
 // relay, and the call's stream on A ends with the result built from it.
 func TestRelayAnswerElsewhere(t *testing.T) {
+	t.Parallel()
 	a, b := httptransport.Pair(t, httptransport.Options{})
 	sid := a.Initialize(httptransport.Version20251125)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -16,6 +16,7 @@ import (
 // Last-Event-ID and receives exactly the rest of that stream, the response
 // included; an id naming another session's stream replays nothing.
 func TestResume(t *testing.T) {
+	t.Parallel()
 	s := NewTestServer(t, nil)
 	gate := make(chan struct{})
 	s.Engine.Gate = gate
@@ -77,6 +78,7 @@ func TestResume(t *testing.T) {
 // session (data and bookkeeping), dropping the oldest events, and says so
 // when asked for them.
 func TestMemoryEventStoreBound(t *testing.T) {
+	t.Parallel()
 	m := NewMemoryEventStore(&MemoryEventStoreOptions{MaxBytesPerSession: 3*(30+eventOverhead) + 10})
 	ctx := context.Background()
 	for i := 1; i <= 10; i++ {
@@ -105,6 +107,7 @@ func TestMemoryEventStoreBound(t *testing.T) {
 // entries, not one per stream it ever had; a stream whose events were all
 // dropped starts afresh with its next event.
 func TestMemoryEventStoreStreamsBounded(t *testing.T) {
+	t.Parallel()
 	const budget = 4096
 	m := NewMemoryEventStore(&MemoryEventStoreOptions{MaxBytesPerSession: budget})
 	ctx := context.Background()
@@ -132,6 +135,7 @@ func TestMemoryEventStoreStreamsBounded(t *testing.T) {
 // attaches, even when the store no longer holds any of the stream's events
 // (other streams' traffic pushed them out): there is nothing to replay.
 func TestResumeWithNothingMissed(t *testing.T) {
+	t.Parallel()
 	store := NewMemoryEventStore(nil)
 	st, detached, _ := attachedGET(t, store, "c0", true)
 	if err := st.Send(jsonrpc.NewNotification("notifications/tools/list_changed", nil)); err != nil {
@@ -168,6 +172,7 @@ func (s *StallingEvents) Append(ctx context.Context, session, stream string, ind
 // a stream (and whoever sends on it: here the engine's broadcast) for the
 // store's time bound at most, not for as long as the session lives.
 func TestStalledEventStoreBounded(t *testing.T) {
+	t.Parallel()
 	ev := &StallingEvents{MemoryEventStore: NewMemoryEventStore(nil), Entered: make(chan struct{}, 1)}
 	s := NewTestServer(t, &Options{Events: ev})
 	s.Handler.cfg.storeTimeout = 100 * time.Millisecond
@@ -190,6 +195,7 @@ func TestStalledEventStoreBounded(t *testing.T) {
 // before the client opens its GET) reaches the first GET opened afresh,
 // and only once: a later GET does not get it again.
 func TestGETGetsWhatWaited(t *testing.T) {
+	t.Parallel()
 	s := NewTestServer(t, nil)
 	sid := s.Initialize(Version20251125)
 	s.Engine.Broadcast() // no GET yet
@@ -222,6 +228,7 @@ func TestGETGetsWhatWaited(t *testing.T) {
 // and never gets a call's (the earlier release's call stream 10000 is as
 // long as a copy's standalone id).
 func TestStandaloneIDs(t *testing.T) {
+	t.Parallel()
 	h := New(NewTestEngine(), nil)
 	ls := h.newLiveSession(&Session{ID: "S", Version: Version20251125}, "", "", nil)
 	defer ls.stop()

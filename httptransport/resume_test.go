@@ -15,6 +15,7 @@ import (
 // TestPriming: 2025-11-25 SSE streams start with a priming event (an id and
 // empty data, with retry when configured); 2025-06-18 ones do not.
 func TestPriming(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, &httptransport.Options{RetryInterval: 1500 * time.Millisecond})
 	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"progress","arguments":{"count":1},"_meta":{"progressToken":1}}}`
 	sid := s.Initialize(httptransport.Version20251125)
@@ -47,6 +48,7 @@ func TestPriming(t *testing.T) {
 // TestShutdownDrains: Shutdown waits for calls in flight and ends GET
 // streams; later requests get 503.
 func TestShutdownDrains(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, nil)
 	gate := make(chan struct{})
 	s.Engine.Gate = gate
@@ -89,6 +91,7 @@ func TestShutdownDrains(t *testing.T) {
 // TestWriteTimeoutDoesNotKillStreams: a server WriteTimeout shorter than
 // the stream's life does not cut it, on the handler's goroutine or parked.
 func TestWriteTimeoutDoesNotKillStreams(t *testing.T) {
+	t.Parallel()
 	for _, hold := range []bool{false, true} {
 		t.Run(map[bool]string{false: "blocking", true: "parked"}[hold], func(t *testing.T) {
 			e := httptransport.NewTestEngine()
@@ -116,6 +119,7 @@ func TestWriteTimeoutDoesNotKillStreams(t *testing.T) {
 // Append holds a stream) neither keeps Shutdown past its deadline, which it
 // reports, nor holds the stream for longer than the store's time bound.
 func TestShutdownStalledEventStore(t *testing.T) {
+	t.Parallel()
 	ev := &httptransport.StallingEvents{MemoryEventStore: httptransport.NewMemoryEventStore(nil), Entered: make(chan struct{}, 1)}
 	s := httptransport.NewTestServer(t, &httptransport.Options{Events: ev})
 	s.Initialize(httptransport.Version20251125)

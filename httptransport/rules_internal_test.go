@@ -58,6 +58,7 @@ func (e downgradeEngine) Serve(ctx context.Context, call *Call) (*jsonrpc.Messag
 // the stored record (read by other instances) says 2025-06-18. Digest
 // 1.11 (the server may answer another version) and 1.7.
 func TestSessionVersionFromInitializeResult(t *testing.T) {
+	t.Parallel()
 	te := NewTestEngine()
 	s := StartTestServer(t, te, nil, nil, false)
 	de := downgradeEngine{TestEngine: te, seen: make(chan string, 4)}
@@ -102,6 +103,7 @@ func TestSessionVersionFromInitializeResult(t *testing.T) {
 // tell the client it missed nothing. Digest 1.6 ([SDK] unknown event id →
 // 400).
 func TestResumeRefusedWithoutResumability(t *testing.T) {
+	t.Parallel()
 	s := NewTestServer(t, &Options{DisableResumability: true})
 	sid := s.Initialize(Version20251125)
 	s.Handler.mu.Lock()
@@ -131,6 +133,7 @@ func TestResumeRefusedWithoutResumability(t *testing.T) {
 // rules the engine does not follow. Digest 1.10 ("invalid or
 // unsupported … MUST answer 400").
 func TestVersionHeaderNotServedByEngine(t *testing.T) {
+	t.Parallel()
 	te := NewTestEngine()
 	s := StartTestServer(t, te, nil, nil, false)
 	s.Handler.engine = versionsEngine{te, []string{Version20260728, Version20251125}}
@@ -183,6 +186,7 @@ func (e askingEngine) Serve(ctx context.Context, call *Call) (*jsonrpc.Message, 
 // them), and the conformance suite fails any frame whose method is not a
 // notification. Digest 2.1 (item 5) and 2.3.
 func TestModernNoServerRequests(t *testing.T) {
+	t.Parallel()
 	te := NewTestEngine()
 	s := StartTestServer(t, te, nil, nil, false)
 	ae := askingEngine{TestEngine: te, errs: make(chan error, 1)}

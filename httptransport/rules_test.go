@@ -20,6 +20,7 @@ import (
 // holds whether or not the stream was taken over from net/http. Digest
 // 1.7, "Gotcha".
 func TestNoDisconnectEventBefore20251125(t *testing.T) {
+	t.Parallel()
 	const limit = 300 * time.Millisecond
 	for _, disableHijack := range []bool{false, true} {
 		s := httptransport.NewTestServer(t, &httptransport.Options{MaxStreamDuration: limit, DisableHijack: disableHijack, RetryInterval: time.Second})
@@ -60,6 +61,7 @@ func TestNoDisconnectEventBefore20251125(t *testing.T) {
 // that can only fail. Digest 1.7 ("the priming event is pointless without
 // the ability to replay") and 1.6.
 func TestNoIDsWithoutResumability(t *testing.T) {
+	t.Parallel()
 	// DisableResumability wins over an EventStore passed with it.
 	for _, store := range []httptransport.EventStore{nil, httptransport.NewMemoryEventStore(nil)} {
 		s := httptransport.NewTestServer(t, &httptransport.Options{DisableResumability: true, Events: store, RetryInterval: time.Second})
@@ -99,6 +101,7 @@ func TestNoIDsWithoutResumability(t *testing.T) {
 // too. Digest 1.8 ("SHOULD answer 400 to a request … that has no session
 // id").
 func TestGetDeleteNeedSessionID(t *testing.T) {
+	t.Parallel()
 	resume := httptransport.GetHeaders("", "")
 	resume.Set("Last-Event-ID", "x_1")
 	jsonOnly := httptransport.GetHeaders("", httptransport.Version20251125)
@@ -145,6 +148,7 @@ func TestGetDeleteNeedSessionID(t *testing.T) {
 // ("visible ASCII 0x21–0x7E"; [SDK] re-initialising → 400 -32600, header
 // sent twice → 400).
 func TestReinitializeAndBadSessionHeader(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, nil)
 	sid := s.Initialize(httptransport.Version20251125)
 	resp, body := s.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), `{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
@@ -200,6 +204,7 @@ func TestReinitializeAndBadSessionHeader(t *testing.T) {
 // TestLegacySessionNotAStreamableSession. Digest 3 ("POST with unknown
 // … session 404") and 1.8.
 func TestLegacyURLRefusesStreamableSession(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, nil)
 	sid := s.Initialize(httptransport.Version20251125)
 	h := http.Header{"Content-Type": {"application/json"}}
@@ -227,6 +232,7 @@ func TestLegacyURLRefusesStreamableSession(t *testing.T) {
 // 2026-07-28 GET gets 405: TestModernGetDelete.) Digest 2.1 (item 4) and
 // 2.10.
 func TestModernIgnoresLastEventID(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, nil)
 	h := httptransport.ModernHeaders("tools/call")
 	h.Set("Mcp-Name", "progress")

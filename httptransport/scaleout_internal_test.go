@@ -8,7 +8,10 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
+
+	"github.com/mcpmount/mcpmount/internal/testutil"
 )
 
 // Pair starts two instances sharing one SessionStore (opts.Sessions, or a
@@ -16,11 +19,18 @@ import (
 // balancer.
 func Pair(t *testing.T, opts Options) (a, b *TestServer) {
 	t.Helper()
+	return PairOn(t, nil, opts)
+}
+
+// PairOn is Pair on mn (for a test in a synctest bubble), or on loopback
+// sockets if mn is nil.
+func PairOn(t *testing.T, mn *testutil.MemNet, opts Options) (a, b *TestServer) {
+	t.Helper()
 	if opts.Sessions == nil {
 		opts.Sessions = NewMemorySessionStore()
 	}
 	oa, ob := opts, opts
-	return StartTestServer(t, NewTestEngine(), &oa, nil, false), StartTestServer(t, NewTestEngine(), &ob, nil, false)
+	return startTestServer(t, mn, NewTestEngine(), &oa, nil, false), startTestServer(t, mn, NewTestEngine(), &ob, nil, false)
 }
 
 const ListTools = `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
@@ -36,6 +46,7 @@ func standaloneOf(t *testing.T, s *TestServer, sid string) string {
 // still serves it after several idle timeouts; once nothing holds it, it
 // expires everywhere and its events are forgotten.
 func TestSharedStoreHeldStream(t *testing.T) {
+	t.Parallel()
 	events := NewMemoryEventStore(nil)
 	a, b := Pair(t, Options{SessionIdleTimeout: 100 * time.Millisecond, Events: events})
 	sid := a.Initialize(Version20251125)
@@ -85,6 +96,7 @@ func TestSharedStoreHeldStream(t *testing.T) {
 // 2025-11-25 basic/transports#resumability-and-redelivery), and each
 // instance resumes its own.
 func TestSharedStoreEventIDs(t *testing.T) {
+	t.Parallel()
 	events := NewMemoryEventStore(nil)
 	a, b := Pair(t, Options{Events: events})
 	sid := a.Initialize(Version20251125)
@@ -134,6 +146,7 @@ func TestSharedStoreEventIDs(t *testing.T) {
 // record gone (deleted or expired in the store) ends the session here and
 // forgets its events at once, without waiting for the janitor.
 func TestSharedStoreGoneForgetsEvents(t *testing.T) {
+	t.Parallel()
 	events := NewMemoryEventStore(nil)
 	store := NewMemorySessionStore()
 	a := StartTestServer(t, NewTestEngine(), &Options{Sessions: store, Events: events, SessionIdleTimeout: time.Hour}, nil, false)
@@ -164,43 +177,49 @@ func TestSharedStoreGoneForgetsEvents(t *testing.T) {
 // TestSharedStoreLongCallKeepsRecord: a shared session's record lives on
 // past the end of a call that outlasted SessionIdleTimeout, for at least
 // 7/8 of the timeout (the end of a call touches the record unless it was
-// touched within the last eighth).
+// touched within the last eighth). In a synctest bubble: on a loaded
+// machine, a test reading the store more than 7/8 of the timeout after
+// the call's end found the record expired and swept (and took its zero
+// expiry for a time).
 func TestSharedStoreLongCallKeepsRecord(t *testing.T) {
-	const idle = time.Second
-	a, b := Pair(t, Options{SessionIdleTimeout: idle})
-	a.Engine.Gate = make(chan struct{})
-	sid := a.Initialize(Version20251125)
-	done := make(chan int)
-	go func() {
-		resp, _ := a.Do("POST", SessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"remember","arguments":{"text":"r"}}}`)
-		done <- resp.StatusCode
-	}()
-	<-a.Engine.Started
-	time.Sleep(2 * idle)
-	ended := time.Now() // the call ends after this
-	close(a.Engine.Gate)
-	if code := <-done; code != 200 {
-		t.Fatalf("the long call: %d", code)
-	}
-	// The record's life runs from the call's end, not from the janitor's
-	// last round (up to a quarter of idle before). Read from the store, so
-	// that a loaded machine's delays cannot fail the test.
-	store := a.Handler.sessions.(*MemorySessionStore)
-	store.mu.Lock()
-	expires := store.records[sid].expires
-	store.mu.Unlock()
-	if min := ended.Add(idle * 7 / 8); expires.Before(min) {
-		t.Errorf("after a long call the record expires %v after the call's end, want at least %v", expires.Sub(ended), idle*7/8)
-	}
-	if resp, body := b.Do("POST", SessionHeaders(sid, Version20251125), ListTools); resp.StatusCode != 200 {
-		t.Errorf("B after a long call ended (idle timeout %v): %d %s", idle, resp.StatusCode, body)
-	}
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		const idle = time.Second
+		a, b := PairOn(t, &testutil.MemNet{}, Options{SessionIdleTimeout: idle})
+		a.Engine.Gate = make(chan struct{})
+		sid := a.Initialize(Version20251125)
+		done := make(chan int)
+		go func() {
+			resp, _ := a.Do("POST", SessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"remember","arguments":{"text":"r"}}}`)
+			done <- resp.StatusCode
+		}()
+		<-a.Engine.Started
+		time.Sleep(2 * idle)
+		ended := time.Now() // the call ends after this
+		close(a.Engine.Gate)
+		if code := <-done; code != 200 {
+			t.Fatalf("the long call: %d", code)
+		}
+		// The record's life runs from the call's end, not from the
+		// janitor's last round (up to a quarter of idle before).
+		store := a.Handler.sessions.(*MemorySessionStore)
+		store.mu.Lock()
+		rec, ok := store.records[sid]
+		store.mu.Unlock()
+		if min := ended.Add(idle * 7 / 8); !ok || rec.expires.Before(min) {
+			t.Errorf("after a long call the record expires %v after the call's end (held: %v), want at least %v", rec.expires.Sub(ended), ok, idle*7/8)
+		}
+		if resp, body := b.Do("POST", SessionHeaders(sid, Version20251125), ListTools); resp.StatusCode != 200 {
+			t.Errorf("B after a long call ended (idle timeout %v): %d %s", idle, resp.StatusCode, body)
+		}
+	})
 }
 
 // TestSharedStoreResumeElsewhere: a client whose GET stream dropped on
 // one instance resumes on another with a shared EventStore: it gets the
 // events it missed, then the new instance's live ones.
 func TestSharedStoreResumeElsewhere(t *testing.T) {
+	t.Parallel()
 	a, b := Pair(t, Options{Events: NewMemoryEventStore(nil)})
 	sid := a.Initialize(Version20251125)
 	aStandalone := standaloneOf(t, a, sid)
@@ -255,6 +274,7 @@ func (s *slowStore) Touch(ctx context.Context, id string, ttl time.Duration) err
 // has its own time bound, so a slow store delays a round but never leaves the
 // later sessions of a round untouched (their records would lapse).
 func TestJanitorStoreBoundPerCall(t *testing.T) {
+	t.Parallel()
 	store := &slowStore{MemorySessionStore: NewMemorySessionStore(), delay: 30 * time.Millisecond}
 	h := New(NewTestEngine(), &Options{Sessions: store, SessionIdleTimeout: time.Hour})
 	defer h.Shutdown(context.Background())
@@ -280,6 +300,7 @@ func TestJanitorStoreBoundPerCall(t *testing.T) {
 // in the shared store before the call's answer goes out, so an instance the
 // client reaches next, right after the answer, serves the session with it.
 func TestSharedStoreStateBeforeAnswer(t *testing.T) {
+	t.Parallel()
 	a, b := Pair(t, Options{SessionIdleTimeout: -1})
 	a.Engine.Gate = make(chan struct{})
 	close(a.Engine.Gate)
@@ -308,6 +329,7 @@ func TestSharedStoreStateBeforeAnswer(t *testing.T) {
 // events too: no one could resume those streams there any more, and
 // nothing else would ever remove them.
 func TestSharedStoreLocalEventsForgotten(t *testing.T) {
+	t.Parallel()
 	a, b := Pair(t, Options{SessionIdleTimeout: 200 * time.Millisecond})
 	sid := a.Initialize(Version20251125)
 	h := GetHeaders(sid, Version20251125)
@@ -346,6 +368,7 @@ func TestSharedStoreLocalEventsForgotten(t *testing.T) {
 // a shared event store still holding the old streams' events, reused ids
 // would mix old events into the new streams and their resumption.
 func TestSharedEventsReadoptedSessionNewIDs(t *testing.T) {
+	t.Parallel()
 	a, b := Pair(t, Options{SessionIdleTimeout: 200 * time.Millisecond, Events: NewMemoryEventStore(nil)})
 	sid := a.Initialize(Version20251125)
 	h := GetHeaders(sid, Version20251125)
@@ -396,6 +419,7 @@ func TestSharedEventsReadoptedSessionNewIDs(t *testing.T) {
 // (touching the session's record) has the store's time bound, so a store
 // that stops answering does not keep Shutdown waiting for it.
 func TestStreamEndStoreBound(t *testing.T) {
+	t.Parallel()
 	store := NewFaultStore()
 	s := StartTestServer(t, NewTestEngine(), &Options{Sessions: store, SessionIdleTimeout: time.Hour}, nil, false)
 	s.Handler.cfg.storeTimeout = 100 * time.Millisecond

@@ -3,15 +3,18 @@ package httptransport_test
 import (
 	"context"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/internal/testutil"
 )
 
 // TestSharedStoreDelete: a DELETE on one instance ends the session on
 // every instance sharing the store (spec 2025-11-25 basic/transports#session-management: 404 from then on), and
 // the other instance's GET stream ends with it.
 func TestSharedStoreDelete(t *testing.T) {
+	t.Parallel()
 	a, b := httptransport.Pair(t, httptransport.Options{SessionIdleTimeout: 100 * time.Millisecond})
 	sid := a.Initialize(httptransport.Version20251125)
 	if resp, body := b.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), httptransport.ListTools); resp.StatusCode != 200 {
@@ -48,21 +51,26 @@ func TestSharedStoreDelete(t *testing.T) {
 // not end it while another instance serves it: the record stays, and the
 // first instance serves the session again when a request comes back.
 func TestSharedStoreIdleElsewhere(t *testing.T) {
-	a, b := httptransport.Pair(t, httptransport.Options{SessionIdleTimeout: 150 * time.Millisecond})
-	sid := a.Initialize(httptransport.Version20251125)
-	for end := time.Now().Add(600 * time.Millisecond); time.Now().Before(end); time.Sleep(30 * time.Millisecond) {
-		if resp, body := b.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), httptransport.ListTools); resp.StatusCode != 200 {
-			t.Fatalf("B: %d %s", resp.StatusCode, body)
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		mn := &testutil.MemNet{}
+		a, b := httptransport.PairOn(t, mn, httptransport.Options{SessionIdleTimeout: 150 * time.Millisecond})
+		sid := a.Initialize(httptransport.Version20251125)
+		for end := time.Now().Add(600 * time.Millisecond); time.Now().Before(end); time.Sleep(30 * time.Millisecond) {
+			if resp, body := b.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), httptransport.ListTools); resp.StatusCode != 200 {
+				t.Fatalf("B: %d %s", resp.StatusCode, body)
+			}
 		}
-	}
-	if resp, body := a.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), httptransport.ListTools); resp.StatusCode != 200 {
-		t.Errorf("A after the session was busy on B only: %d %s", resp.StatusCode, body)
-	}
+		if resp, body := a.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), httptransport.ListTools); resp.StatusCode != 200 {
+			t.Errorf("A after the session was busy on B only: %d %s", resp.StatusCode, body)
+		}
+	})
 }
 
 // TestSharedStoreDeleteNotUndone: a call that ends after a DELETE on
 // another instance does not write the session back.
 func TestSharedStoreDeleteNotUndone(t *testing.T) {
+	t.Parallel()
 	a, b := httptransport.Pair(t, httptransport.Options{SessionIdleTimeout: -1}) // no janitor to notice the DELETE
 	a.Engine.Gate = make(chan struct{})
 	sid := a.Initialize(httptransport.Version20251125)

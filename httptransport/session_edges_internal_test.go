@@ -7,9 +7,11 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpmount/mcpmount/httptransport/internal/output"
+	"github.com/mcpmount/mcpmount/internal/testutil"
 )
 
 // TestCancelledCallPOSTIsReadable: spec 2025-11-25 basic/transports#sending-messages-to-the-server, "Body holds a request:
@@ -19,6 +21,7 @@ import (
 // stream with no event, or, from a client that takes only JSON, a -32800
 // error; it once got a bare 200 with no Content-Type, which clients reject.
 func TestCancelledCallPOSTIsReadable(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ how, accept, ct string }{
 		{"notifications/cancelled", "application/json, text/event-stream", "text/event-stream"},
 		{"DELETE", "application/json, text/event-stream", "text/event-stream"},
@@ -84,7 +87,10 @@ func TestCancelledCallPOSTIsReadable(t *testing.T) {
 
 // newLiftServer serves a slowAnswerEngine answering after delay behind an
 // http.Server whose WriteTimeout is writeTimeout, over HTTP/2 if h2; flush,
-// if set, replaces the default header flush delay.
+// if set, replaces the default header flush delay. It serves on a MemNet,
+// for a test in a synctest bubble: the lift at the flush delay must come
+// before the WriteTimeout, and on a loaded machine a timer late by the
+// difference (250 ms in these tests) had the HTTP/2 stream reset.
 func newLiftServer(t *testing.T, delay, writeTimeout, flush time.Duration, h2 bool) *TestServer {
 	te := NewTestEngine()
 	h := New(slowAnswerEngine{te, delay}, nil)
@@ -93,12 +99,8 @@ func newLiftServer(t *testing.T, delay, writeTimeout, flush time.Duration, h2 bo
 	}
 	srv := httptest.NewUnstartedServer(h)
 	srv.Config.WriteTimeout = writeTimeout
-	if h2 {
-		srv.EnableHTTP2 = true
-		srv.StartTLS()
-	} else {
-		srv.Start()
-	}
+	srv.EnableHTTP2 = h2
+	new(testutil.MemNet).Serve(srv, h2)
 	t.Cleanup(func() {
 		_ = h.Shutdown(context.Background())
 		srv.CloseClientConnections()
@@ -112,31 +114,34 @@ func newLiftServer(t *testing.T, delay, writeTimeout, flush time.Duration, h2 bo
 // delay), alone or in a 2025-03-26 batch answered as a JSON array (the
 // batch once got no lift and lost its answer).
 func TestJSONBatchOutlivesServerWriteTimeout(t *testing.T) {
-	s := newLiftServer(t, 600*time.Millisecond, 300*time.Millisecond, 50*time.Millisecond, false)
-	sid := s.Initialize(Version20250326)
-	call := `{"jsonrpc":"2.0","id":%ID%,"method":"tools/call","params":{"name":"late-ok","arguments":{}}}`
-	post := func(body string) (int, string, error) {
-		req, _ := http.NewRequest("POST", s.URL, strings.NewReader(body))
-		for k, v := range SessionHeaders(sid, Version20250326) {
-			req.Header[k] = v
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		s := newLiftServer(t, 600*time.Millisecond, 300*time.Millisecond, 50*time.Millisecond, false)
+		sid := s.Initialize(Version20250326)
+		call := `{"jsonrpc":"2.0","id":%ID%,"method":"tools/call","params":{"name":"late-ok","arguments":{}}}`
+		post := func(body string) (int, string, error) {
+			req, _ := http.NewRequest("POST", s.URL, strings.NewReader(body))
+			for k, v := range SessionHeaders(sid, Version20250326) {
+				req.Header[k] = v
+			}
+			req.Header.Set("Accept", "application/json")
+			resp, err := s.Client.Do(req)
+			if err != nil {
+				return 0, "", err
+			}
+			defer resp.Body.Close()
+			b, err := io.ReadAll(resp.Body)
+			return resp.StatusCode, string(b), err
 		}
-		req.Header.Set("Accept", "application/json")
-		resp, err := s.Client.Do(req)
-		if err != nil {
-			return 0, "", err
+		// The single call gets its answer...
+		status, body, err := post(strings.ReplaceAll(call, "%ID%", "1"))
+		if err != nil || status != 200 || !strings.Contains(body, `"text":"late"`) {
+			t.Fatalf("single JSON-only call: %d %q %v, want the result", status, body, err)
 		}
-		defer resp.Body.Close()
-		b, err := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b), err
-	}
-	// The single call gets its answer...
-	status, body, err := post(strings.ReplaceAll(call, "%ID%", "1"))
-	if err != nil || status != 200 || !strings.Contains(body, `"text":"late"`) {
-		t.Fatalf("single JSON-only call: %d %q %v, want the result", status, body, err)
-	}
-	// ...and so does the same call in a batch.
-	status, body, err = post("[" + strings.ReplaceAll(call, "%ID%", "2") + "]")
-	if err != nil || status != 200 || !strings.Contains(body, `"text":"late"`) {
-		t.Fatalf("JSON-only batch of the same call: %d %q %v, want the result", status, body, err)
-	}
+		// ...and so does the same call in a batch.
+		status, body, err = post("[" + strings.ReplaceAll(call, "%ID%", "2") + "]")
+		if err != nil || status != 200 || !strings.Contains(body, `"text":"late"`) {
+			t.Fatalf("JSON-only batch of the same call: %d %q %v, want the result", status, body, err)
+		}
+	})
 }

@@ -17,6 +17,7 @@ import (
 // cannot read it from the shared store answers 503 with Retry-After; it
 // once answered 404, and clients threw live sessions away.
 func TestStoreOutageIsNot404(t *testing.T) {
+	t.Parallel()
 	store := httptransport.NewFaultStore()
 	a := httptransport.StartTestServer(t, httptransport.NewTestEngine(), &httptransport.Options{Sessions: store}, nil, false)
 	b := httptransport.StartTestServer(t, httptransport.NewTestEngine(), &httptransport.Options{Sessions: store}, nil, false)
@@ -37,6 +38,7 @@ func TestStoreOutageIsNot404(t *testing.T) {
 // call does (its stream once waited for its first member's answer: no
 // status line, headers or keep-alives before).
 func TestBatchStreamOpensAfterHeaderFlushDelay(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, &httptransport.Options{HeaderFlushDelay: 50 * time.Millisecond, KeepAlive: 50 * time.Millisecond})
 	s.Engine.Gate = make(chan struct{})
 	defer close(s.Engine.Gate)
@@ -59,6 +61,7 @@ func TestBatchStreamOpensAfterHeaderFlushDelay(t *testing.T) {
 // Otherwise → -32600": a body with "JSONRPC" has no "jsonrpc" member
 // (encoding/json, which folds case, once served it).
 func TestCaseFoldedMemberNames(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, nil)
 	sid := s.Initialize(httptransport.Version20251125)
 	resp, body := s.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), `{"JSONRPC":"2.0","ID":1,"METHOD":"tools/list"}`)
@@ -71,6 +74,7 @@ func TestCaseFoldedMemberNames(t *testing.T) {
 // by its id as a JSON value: "c1" cancels the request sent as "\u0063\u0031"
 // (ids were once told apart by their bytes, and the cancel went nowhere).
 func TestCancelIDWrittenDifferently(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, nil)
 	sid := s.Initialize(httptransport.Version20251125)
 	h := httptransport.SessionHeaders(sid, httptransport.Version20251125)

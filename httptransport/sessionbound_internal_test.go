@@ -33,6 +33,7 @@ func (s *TestServer) Alive(sid string) bool {
 }
 
 func TestSessionBoundPerAddress(t *testing.T) {
+	t.Parallel()
 	s := NewTestServer(t, &Options{MaxSessionsPerAddress: 2, TrustedProxies: []string{"127.0.0.0/8"}})
 	from := func(addr string) http.Header { return http.Header{"X-Forwarded-For": {"203.0.113.9, " + addr}} }
 	var a []string
@@ -59,6 +60,7 @@ func TestSessionBoundPerAddress(t *testing.T) {
 }
 
 func TestFailedStoreAnnouncesNoSession(t *testing.T) {
+	t.Parallel()
 	store := NewFaultStore()
 	store.FailPut.Store(true)
 	s := NewTestServer(t, &Options{Sessions: store})

@@ -11,6 +11,7 @@ import (
 )
 
 func TestSessionBoundEndsLongestIdle(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, &httptransport.Options{MaxSessions: 3})
 	var sids []string
 	for range 3 {
@@ -32,6 +33,7 @@ func TestSessionBoundEndsLongestIdle(t *testing.T) {
 }
 
 func TestSessionBoundRefusesWhenNoneIdle(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, &httptransport.Options{MaxSessions: 2})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -51,6 +53,7 @@ func TestSessionBoundRefusesWhenNoneIdle(t *testing.T) {
 }
 
 func TestSessionBoundIgnoresForwardedForFromUntrustedPeers(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, &httptransport.Options{MaxSessionsPerAddress: 2})
 	var sids []string
 	for i := range 3 {
@@ -65,6 +68,7 @@ func TestSessionBoundIgnoresForwardedForFromUntrustedPeers(t *testing.T) {
 }
 
 func TestSessionBoundSkipsAuthenticatedCallers(t *testing.T) {
+	t.Parallel()
 	// Authenticated sessions count in the instance's pool and their
 	// principal's quota, not their address's.
 	withUser := func(next http.Handler) http.Handler {
@@ -92,6 +96,7 @@ func TestSessionBoundSkipsAuthenticatedCallers(t *testing.T) {
 }
 
 func TestSessionBoundFreesPlaceOnDelete(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, &httptransport.Options{MaxSessions: 1})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

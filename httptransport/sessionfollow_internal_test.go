@@ -30,6 +30,7 @@ func readMessage(t *testing.T, r *SSEReader, d time.Duration) *jsonrpc.Message {
 // messages sent before the stream opened there too. A request sent that
 // way is answered through either instance.
 func TestSessionMessagesFollowStream(t *testing.T) {
+	t.Parallel()
 	a, b := Pair(t, Options{})
 	sid := a.Initialize(Version20251125)
 	note := func(n int) *jsonrpc.Message {

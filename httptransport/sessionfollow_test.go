@@ -12,6 +12,7 @@ import (
 // changed it) is the state the next request on another instance, which
 // already serves the session, is served with.
 func TestSharedSessionStateFresh(t *testing.T) {
+	t.Parallel()
 	a, b := httptransport.Pair(t, httptransport.Options{})
 	gate := make(chan struct{}, 1)
 	a.Engine.Gate = gate

@@ -93,13 +93,14 @@ func (h *Handler) hold(x *exchange, st *output.Stream, detached <-chan struct{},
 		ls.mu.Unlock()
 		after()
 	}
-	if h.park(w, r, st, over) {
+	answers := ls.sess.Legacy && st.Standalone() // see park
+	if h.park(w, r, st, answers, over) {
 		return
 	}
 	// Shutdown ends a 2024-11-05 event stream itself, once the answers it
 	// carries are out (liveSession.closeStreams).
 	shutdown := h.shutdownC
-	if ls.sess.Legacy {
+	if answers {
 		shutdown = nil
 	}
 	select {

@@ -32,6 +32,7 @@ func (s *holdTouchStore) TouchGet(ctx context.Context, id string, ttl time.Durat
 // session bound, another initialize does not end it under the request
 // (which got "request id already in flight" before), and is refused.
 func TestSessionPinnedWhileServed(t *testing.T) {
+	t.Parallel()
 	st := &holdTouchStore{MemorySessionStore: httptransport.NewMemorySessionStore(), entered: make(chan struct{}), release: make(chan struct{})}
 	s := httptransport.NewTestServer(t, &httptransport.Options{Sessions: st, MaxSessions: 1})
 	sid := s.Initialize(httptransport.Version20251125)

@@ -17,6 +17,7 @@ import (
 // stream), so their clients know to send them again; before, an SSE
 // client got an empty stream, and a 2024-11-05 one a stream that ended.
 func TestShutdownAnswersAbandonedCalls(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, &httptransport.Options{HeaderFlushDelay: 10 * time.Millisecond})
 	sid := s.Initialize(httptransport.Version20251125)
 	sid0618 := s.Initialize(httptransport.Version20250618)
@@ -91,38 +92,42 @@ func TestShutdownAnswersAbandonedCalls(t *testing.T) {
 // 2024-11-05 event stream open while a call of its session runs, so the
 // call's answer still reaches the client; then the stream ends and
 // Shutdown returns nil. Before, the stream ended at once and the answer
-// had nowhere to go.
+// had nowhere to go; and it still did when the stream had not been taken
+// over from net/http by then: always on HTTP/2, on HTTP/1.1 when Shutdown
+// came before the GET's handler got that far (1 run in 7).
 func TestShutdownWaitsForLegacyAnswers(t *testing.T) {
 	t.Parallel()
-	s := httptransport.NewTestServer(t, nil)
-	s.Engine.Gate = make(chan struct{})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	legacy, endpoint := httptransport.OpenLegacy(t, ctx, s.URL, nil)
-	s.DoURL("POST", s.HTTPServer.URL+endpoint, http.Header{"Content-Type": {"application/json"}}, `{"jsonrpc":"2.0","id":"r","method":"tools/call","params":{"name":"remember","arguments":{"text":"r"}}}`)
-	<-s.Engine.Started
-	shut := make(chan error, 1)
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	for _, h2 := range []bool{false, true} {
+		s := httptransport.StartTestServer(t, httptransport.NewTestEngine(), nil, nil, h2)
+		s.Engine.Gate = make(chan struct{})
+		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		shut <- s.Handler.Shutdown(ctx)
-	}()
-	// New requests are refused once Shutdown has ended the streams it
-	// ends at once and waits for calls.
-	for {
-		resp, _ := s.Do("POST", http.Header{"Content-Type": {"application/json"}}, `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
-		if resp.StatusCode == http.StatusServiceUnavailable {
-			break
+		legacy, endpoint := httptransport.OpenLegacyVia(t, ctx, s.Client, s.URL, nil)
+		s.DoURL("POST", s.HTTPServer.URL+endpoint, http.Header{"Content-Type": {"application/json"}}, `{"jsonrpc":"2.0","id":"r","method":"tools/call","params":{"name":"remember","arguments":{"text":"r"}}}`)
+		<-s.Engine.Started
+		shut := make(chan error, 1)
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			shut <- s.Handler.Shutdown(ctx)
+		}()
+		// New requests are refused once Shutdown has ended the streams it
+		// ends at once and waits for calls.
+		for {
+			resp, _ := s.Do("POST", http.Header{"Content-Type": {"application/json"}}, `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+			if resp.StatusCode == http.StatusServiceUnavailable {
+				break
+			}
 		}
-	}
-	close(s.Engine.Gate)
-	if msg := legacy.NextMessage(); msg.Error != nil || msg.ID.Raw() != `"r"` {
-		t.Errorf("answer on the event stream %+v, want the call's result", msg)
-	}
-	if err := <-shut; err != nil {
-		t.Errorf("Shutdown: %v", err)
-	}
-	if _, err := legacy.R.Next(); err == nil {
-		t.Error("the event stream goes on after Shutdown")
+		close(s.Engine.Gate)
+		if msg := legacy.NextMessage(); msg.Error != nil || msg.ID.Raw() != `"r"` {
+			t.Errorf("HTTP/2 %v: answer on the event stream %+v, want the call's result", h2, msg)
+		}
+		if err := <-shut; err != nil {
+			t.Errorf("HTTP/2 %v: Shutdown: %v", h2, err)
+		}
+		if _, err := legacy.R.Next(); err == nil {
+			t.Errorf("HTTP/2 %v: the event stream goes on after Shutdown", h2)
+		}
 	}
 }

@@ -168,6 +168,7 @@ func (s *slowCloseStore) Close() error {
 // close what the store uses (its client, its process). A version of the
 // deadline fix returned at once and left both to a goroutine.
 func TestShutdownPastDeadlineClosesStoreFirst(t *testing.T) {
+	t.Parallel()
 	store := &slowCloseStore{MemorySessionStore: httptransport.NewMemorySessionStore()}
 	s := httptransport.NewTestServer(t, &httptransport.Options{Sessions: store})
 	sid := s.Initialize(httptransport.Version20251125)
@@ -233,6 +234,7 @@ func (l delayAfterMessageListener) Accept() (net.Conn, error) {
 // write begins: a version that gave it back after the write returned let
 // the client have the answer, send its next call, and get 429.
 func TestLegacyOneCallAtATimeNeverRefused(t *testing.T) {
+	t.Parallel()
 	h := httptransport.New(httptransport.NewTestEngine(), &httptransport.Options{MaxCallsPerPrincipal: 1})
 	srv := httptest.NewUnstartedServer(h)
 	srv.Listener = delayAfterMessageListener{srv.Listener}
@@ -276,6 +278,7 @@ func TestLegacyOneCallAtATimeNeverRefused(t *testing.T) {
 // relayed message, so a tool that reported progress, or asked the client
 // something, ran on without a place and a second call was accepted.
 func TestLegacyCallHoldsPlaceUntilAnswer(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, call, first string
 	}{

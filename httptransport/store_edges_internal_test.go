@@ -8,9 +8,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpmount/mcpmount/httptransport/internal/output"
+	"github.com/mcpmount/mcpmount/internal/testutil"
 )
 
 // hangingCloseEvents is an EventStore whose SessionClosed blocks until its
@@ -38,19 +40,23 @@ func (e *hangingCloseEvents) SessionClosed(ctx context.Context, session string) 
 // session once waited on SessionClosed forever: the janitor stopped, and
 // no other session ever expired.
 func TestJanitorHungEventStore(t *testing.T) {
-	ev := &hangingCloseEvents{MemoryEventStore: NewMemoryEventStore(nil), release: make(chan struct{})}
-	s := StartTestServer(t, NewTestEngine(), &Options{Events: ev, SessionIdleTimeout: 100 * time.Millisecond}, nil, false)
-	t.Cleanup(func() { close(ev.release) }) // runs before the server's Shutdown
-	s.Handler.cfg.storeTimeout = 100 * time.Millisecond
-	s.Initialize(Version20251125)
-	s.Initialize(Version20251125)
-	time.Sleep(2 * time.Second) // 20 idle timeouts
-	s.Handler.mu.Lock()
-	n := len(s.Handler.live)
-	s.Handler.mu.Unlock()
-	if n != 0 {
-		t.Errorf("%d of 2 idle sessions still live after 20 idle timeouts (SessionClosed entered %d times): the janitor is stuck on a hung EventStore", n, ev.entered.Load())
-	}
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		mn := &testutil.MemNet{}
+		ev := &hangingCloseEvents{MemoryEventStore: NewMemoryEventStore(nil), release: make(chan struct{})}
+		s := startTestServer(t, mn, NewTestEngine(), &Options{Events: ev, SessionIdleTimeout: 100 * time.Millisecond}, nil, false)
+		t.Cleanup(func() { close(ev.release) }) // runs before the server's Shutdown
+		s.Handler.cfg.storeTimeout = 100 * time.Millisecond
+		s.Initialize(Version20251125)
+		s.Initialize(Version20251125)
+		time.Sleep(2 * time.Second) // 20 idle timeouts
+		s.Handler.mu.Lock()
+		n := len(s.Handler.live)
+		s.Handler.mu.Unlock()
+		if n != 0 {
+			t.Errorf("%d of 2 idle sessions still live after 20 idle timeouts (SessionClosed entered %d times): the janitor is stuck on a hung EventStore", n, ev.entered.Load())
+		}
+	})
 }
 
 // TestGoneSessionHungEventStore: a request for a shared session whose
@@ -58,6 +64,7 @@ func TestJanitorHungEventStore(t *testing.T) {
 // store bound, although the EventStore's SessionClosed hangs (the handler
 // once never returned, even after the client had left).
 func TestGoneSessionHungEventStore(t *testing.T) {
+	t.Parallel()
 	store := NewMemorySessionStore()
 	ev := &hangingCloseEvents{MemoryEventStore: NewMemoryEventStore(nil), release: make(chan struct{})}
 	s := StartTestServer(t, NewTestEngine(), &Options{Sessions: store, Events: ev, SessionIdleTimeout: time.Hour}, nil, false)
@@ -112,6 +119,7 @@ func (s *GatedGetStore) Get(ctx context.Context, id string) (*SessionRecord, err
 // as the server writes it; "+0" (which strconv.Atoi takes) is an id the
 // server never issued, refused with 400 like any unknown id.
 func TestLastEventIDSigned(t *testing.T) {
+	t.Parallel()
 	s := NewTestServer(t, nil)
 	sid := s.Initialize(Version20251125)
 	s.Engine.Broadcast() // standalone event 1, stored
@@ -129,6 +137,7 @@ func TestLastEventIDSigned(t *testing.T) {
 // it is listed in its session, where a concurrent end (DELETE, expiry)
 // cuts it (run with -race: newCallStream once wrote st.priming after).
 func TestNewCallStreamRacesEnd(t *testing.T) {
+	t.Parallel()
 	h := New(NewTestEngine(), nil)
 	defer h.Shutdown(context.Background())
 	for range 20 {
@@ -172,6 +181,7 @@ func (e *hangingAfterEvents) After(ctx context.Context, session, stream string, 
 // not live here (replayEnded) gets its answer although the store hangs (it
 // once waited for as long as the client did).
 func TestReplayHungEventStore(t *testing.T) {
+	t.Parallel()
 	s := NewTestServer(t, &Options{Events: &hangingAfterEvents{MemoryEventStore: NewMemoryEventStore(nil)}})
 	s.Handler.cfg.storeTimeout = 100 * time.Millisecond
 	sid := s.Initialize(Version20251125)
@@ -197,6 +207,7 @@ func TestReplayHungEventStore(t *testing.T) {
 // shared store that stopped answering gets 503 within the store bound, not
 // when the client gives up.
 func TestRequestHungSessionStore(t *testing.T) {
+	t.Parallel()
 	store := NewFaultStore()
 	a := StartTestServer(t, NewTestEngine(), &Options{Sessions: store}, nil, false)
 	b := StartTestServer(t, NewTestEngine(), &Options{Sessions: store}, nil, false)

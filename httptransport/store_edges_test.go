@@ -16,6 +16,7 @@ import (
 // carry out gets 503 (it once got 200 while the record stayed, and every
 // instance served the session again), and leaves the session as it was.
 func TestDeleteStoreFailure(t *testing.T) {
+	t.Parallel()
 	store := httptransport.NewFaultStore()
 	store.FailDelete.Store(true)
 	s := httptransport.StartTestServer(t, httptransport.NewTestEngine(), &httptransport.Options{Sessions: store}, nil, false)
@@ -35,6 +36,7 @@ func TestDeleteStoreFailure(t *testing.T) {
 // cancelled by the expiry of the copy it ran on, against "Ends sessions
 // with nothing in flight and no stream open".
 func TestJanitorSparesSessionTakenUp(t *testing.T) {
+	t.Parallel()
 	store := &httptransport.GatedGetStore{MemorySessionStore: httptransport.NewMemorySessionStore(), Entered: make(chan struct{}, 1), Release: make(chan struct{})}
 	opts := httptransport.Options{Sessions: store, SessionIdleTimeout: 300 * time.Millisecond}
 	oa, ob := opts, opts

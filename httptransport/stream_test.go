@@ -13,6 +13,7 @@ import (
 // before a DELETE ended it gets its refusal without the session's events
 // coming back into the event store, which forgot them with the session.
 func TestCallOnEndedSessionStoresNothing(t *testing.T) {
+	t.Parallel()
 	store := NewMemoryEventStore(nil)
 	h := New(NewTestEngine(), &Options{Events: store})
 	t.Cleanup(func() { _ = h.Shutdown(context.Background()) })

@@ -8,9 +8,11 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpmount/mcpmount/httptransport/internal/output"
+	"github.com/mcpmount/mcpmount/internal/testutil"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
@@ -30,31 +32,36 @@ func (s *TestServer) OpenGET(t *testing.T, sid string) *SSEReader {
 
 // TestSessionExpiry: an idle session is ended, and its id then gets 404.
 func TestSessionExpiry(t *testing.T) {
-	s := NewTestServer(t, &Options{SessionIdleTimeout: 40 * time.Millisecond})
-	sid := s.Initialize(Version20251125)
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		resp, _ := s.Do("POST", SessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
-		if resp.StatusCode == 404 {
-			break
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		mn := &testutil.MemNet{}
+		s := StartBubbleServer(t, mn, NewTestEngine(), &Options{SessionIdleTimeout: 40 * time.Millisecond}, nil, false)
+		sid := s.Initialize(Version20251125)
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			resp, _ := s.Do("POST", SessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
+			if resp.StatusCode == 404 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("session never expired")
+			}
+			time.Sleep(100 * time.Millisecond)
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("session never expired")
+		s.Handler.mu.Lock()
+		n := len(s.Handler.live)
+		s.Handler.mu.Unlock()
+		if n != 0 {
+			t.Errorf("%d live sessions after expiry", n)
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	s.Handler.mu.Lock()
-	n := len(s.Handler.live)
-	s.Handler.mu.Unlock()
-	if n != 0 {
-		t.Errorf("%d live sessions after expiry", n)
-	}
+	})
 }
 
 // TestRefusedDuplicateKeepsNothing: a request refused because its id is
 // in flight leaves no stream behind in the session (each such refusal
 // would otherwise hold one until the session ended).
 func TestRefusedDuplicateKeepsNothing(t *testing.T) {
+	t.Parallel()
 	s := NewTestServer(t, nil)
 	sid := s.Initialize(Version20251125)
 	h := SessionHeaders(sid, Version20251125)
@@ -96,6 +103,7 @@ func (panickyEngine) Notify(context.Context, *Session, *jsonrpc.Message) { panic
 // costs the client nothing: the POST gets its 202, and the session serves
 // on.
 func TestNotifyPanicSurvived(t *testing.T) {
+	t.Parallel()
 	te := NewTestEngine()
 	s := StartTestServer(t, te, &Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, nil, false)
 	s.Handler.engine = panickyEngine{te}
@@ -118,6 +126,7 @@ func TestNotifyPanicSurvived(t *testing.T) {
 // answer; each refused one (the SDK's keepalive pings on a long call, say)
 // stayed registered until the call ended.
 func TestRefusedServerRequestForgotten(t *testing.T) {
+	t.Parallel()
 	s := NewTestServer(t, nil)
 	sid := s.Initialize(Version20251125)
 	s.Handler.mu.Lock()

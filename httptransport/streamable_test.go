@@ -24,6 +24,7 @@ var visibleASCII = regexp.MustCompile(`^[\x21-\x7E]+$`)
 // request without it gets 400, with a bogus one 404; DELETE ends the
 // session and later requests get 404; a fresh initialize works again.
 func TestSessionLifecycle(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, nil)
 	sid := s.Initialize(httptransport.Version20251125)
 	if !visibleASCII.MatchString(sid) || len(sid) < 20 {
@@ -60,6 +61,7 @@ func TestSessionLifecycle(t *testing.T) {
 // session alone); a supported one differing from the negotiated version
 // is served.
 func TestSessionProtocolVersionHeader(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, nil)
 	sid := s.Initialize(httptransport.Version20250618)
 	h := httptransport.SessionHeaders(sid, httptransport.Version20250618)
@@ -86,6 +88,7 @@ func TestSessionProtocolVersionHeader(t *testing.T) {
 // TestSessionUnknownMethodIsNot404: in a session, an unknown method is a
 // JSON-RPC error on 200, never 404 (which clients read as "session gone").
 func TestSessionUnknownMethodIsNot404(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, nil)
 	sid := s.Initialize(httptransport.Version20251125)
 	resp, body := s.Do("POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), `{"jsonrpc":"2.0","id":1,"method":"foo/bar"}`)
@@ -97,6 +100,7 @@ func TestSessionUnknownMethodIsNot404(t *testing.T) {
 // TestSessionBatches: 2025-03-26 sessions accept batches, each response
 // exactly once; later versions refuse them, and initialize never batches.
 func TestSessionBatches(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, nil)
 	sid := s.Initialize(httptransport.Version20250326)
 	batch := `[{"jsonrpc":"2.0","id":1,"method":"tools/list"},{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"b"}}},{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}]`
@@ -178,6 +182,7 @@ func TestSessionBatches(t *testing.T) {
 // notifications arrive there; a second GET gets 409; Accept without
 // text/event-stream gets 406.
 func TestStandaloneStream(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, nil)
 	sid := s.Initialize(httptransport.Version20251125)
 	h := httptransport.GetHeaders(sid, httptransport.Version20251125)
@@ -201,6 +206,7 @@ func TestStandaloneStream(t *testing.T) {
 // a second answer with the same id reaches nobody. The engine's
 // notifications/cancelled for such a request names the client's id.
 func TestSessionLevelRequest(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, nil)
 	sid := s.Initialize(httptransport.Version20251125)
 	r := s.OpenGET(t, sid)
@@ -259,6 +265,7 @@ func TestSessionLevelRequest(t *testing.T) {
 // TestSessionCancellation: dropping a 2025-era POST does not cancel the
 // call; notifications/cancelled does.
 func TestSessionCancellation(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, nil)
 	sid := s.Initialize(httptransport.Version20251125)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -294,6 +301,7 @@ func TestSessionCancellation(t *testing.T) {
 // stream with a session-unique id; the client's answer, POSTed later, gets
 // 202 and reaches the waiting call under the engine's id.
 func TestServerToClientRequest(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, nil)
 	sid := s.Initialize(httptransport.Version20251125)
 	resp := s.Open(context.Background(), "POST", httptransport.SessionHeaders(sid, httptransport.Version20251125), `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"sample"}}`)
@@ -315,6 +323,7 @@ func TestServerToClientRequest(t *testing.T) {
 // TestStatelessLegacy: with Options.Stateless, initialize mints no session
 // and any request is served on its own.
 func TestStatelessLegacy(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, &httptransport.Options{Stateless: true})
 	h := httptransport.SessionHeaders("", "")
 	resp, body := s.Do("POST", h, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`)
@@ -357,6 +366,7 @@ func TestStatelessLegacy(t *testing.T) {
 // TestStatelessAbortCancels: a stateless 2025-era call has no session to
 // cancel it through, so dropping its POST cancels it.
 func TestStatelessAbortCancels(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, &httptransport.Options{Stateless: true})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -385,6 +395,7 @@ func TestStatelessAbortCancels(t *testing.T) {
 // call is no longer in flight, so a request reusing its id is served (only
 // an id still in flight is refused), whatever the timing.
 func TestSessionIDFreeOnceAnswered(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, nil)
 	sid := s.Initialize(httptransport.Version20250618)
 	h := httptransport.SessionHeaders(sid, httptransport.Version20250618)
@@ -471,6 +482,7 @@ func TestBatchMessagesBounded(t *testing.T) {
 
 // which go test -race checks, and the session serves on.
 func TestBatchJSONClientLeaves(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, nil)
 	s.Engine.Gate = make(chan struct{})
 	sid := s.Initialize(httptransport.Version20250326)
@@ -500,6 +512,7 @@ func TestBatchJSONClientLeaves(t *testing.T) {
 // once (ErrNoStream), so the engine answers instead of waiting forever for
 // a reply that cannot come.
 func TestServerRequestToJSONOnlyClient(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, nil)
 	sid := s.Initialize(httptransport.Version20251125)
 	h := httptransport.SessionHeaders(sid, httptransport.Version20251125)
@@ -524,6 +537,7 @@ func TestServerRequestToJSONOnlyClient(t *testing.T) {
 // send have no place in it and are dropped, and a server request fails at
 // once, as for any JSON-only POST.
 func TestBatchJSONOnlyResponses(t *testing.T) {
+	t.Parallel()
 	s := httptransport.NewTestServer(t, nil)
 	sid := s.Initialize(httptransport.Version20250326)
 	h := httptransport.SessionHeaders(sid, httptransport.Version20250326)

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -18,6 +19,7 @@ import (
 	chimcp "github.com/mcpmount/mcpmount/adapters/chi"
 	"github.com/mcpmount/mcpmount/adapters/internal/adaptertest"
 	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/internal/testutil"
 )
 
 func TestMain(m *testing.M) {
@@ -62,6 +64,7 @@ func router(extra ...func(http.Handler) http.Handler) func(endpoint http.Handler
 // progress is not buffered by Compress or Logger, cancellation reaches the
 // tool, and the 2024-11-05 endpoint event names the URL under the prefix.
 func TestEras(t *testing.T) {
+	t.Parallel()
 	p, base := adaptertest.Serve(t, describe, router())
 	adaptertest.CheckEras(t, p, base, "/api/t/acme/mcp", want)
 }
@@ -69,6 +72,7 @@ func TestEras(t *testing.T) {
 // TestCompressIsActive shows that Compress does compress the endpoint's
 // JSON answers, so the progress test above ran through a live compressor.
 func TestCompressIsActive(t *testing.T) {
+	t.Parallel()
 	_, base := adaptertest.Serve(t, describe, router())
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"whoami","arguments":{},"_meta":{` +
 		`"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
@@ -100,6 +104,7 @@ func TestCompressIsActive(t *testing.T) {
 // answered 202 before the tool runs, while chi serves other requests and
 // recycles its route contexts: the tool still reads its own parameters.
 func TestURLParamsOutliveRequest(t *testing.T) {
+	t.Parallel()
 	p, base := adaptertest.Serve(t, describe, router())
 	res, err := adaptertest.CallLate(t, p, base+"/api/t/acme/mcp", base+"/api/t/other/other")
 	var got string
@@ -116,56 +121,63 @@ func TestURLParamsOutliveRequest(t *testing.T) {
 // TestTimeoutKillsModernCalls shows why the endpoint belongs outside
 // middleware.Timeout: a 2026-07-28 call under it is cancelled when the
 // timeout expires; a 2025-era call runs on but its client gets a 504; the
-// same call on the route without Timeout runs on and is answered.
+// same call on the route without Timeout runs on and is answered. In a
+// synctest bubble, where the timeout and the waits past it run on the
+// bubble's clock.
 func TestTimeoutKillsModernCalls(t *testing.T) {
-	p, base := adaptertest.Serve(t, describe, router())
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		mn := &testutil.MemNet{}
+		p, base := adaptertest.ServeOn(t, mn, describe, router())
 
-	cs := adaptertest.Connect(t, base+"/slow/mcp", httptransport.Version20260728, nil, nil)
-	start := time.Now()
-	_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "block", Arguments: adaptertest.KeyArgs{Key: "under-timeout"}})
-	adaptertest.WaitFor(t, p.Cancelled, "under-timeout")
-	if err == nil || time.Since(start) > 5*time.Second {
-		t.Errorf("call under Timeout: err %v after %s, want an error after about 300ms", err, time.Since(start))
-	}
+		cs := adaptertest.Connect(t, base+"/slow/mcp", httptransport.Version20260728, mn.Client(), nil)
+		start := time.Now()
+		_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "block", Arguments: adaptertest.KeyArgs{Key: "under-timeout"}})
+		adaptertest.WaitFor(t, p.Cancelled, "under-timeout")
+		if err == nil || time.Since(start) > 5*time.Second {
+			t.Errorf("call under Timeout: err %v after %s, want an error after about 300ms", err, time.Since(start))
+		}
 
-	// A 2025-era call is not cancelled when its request ends, but its
-	// client gets Timeout's 504 all the same, once the call ends (the
-	// call runs on the request's goroutine, which Timeout waits for).
-	cs = adaptertest.Connect(t, base+"/slow/mcp", httptransport.Version20251125, nil, nil)
-	done := make(chan error, 1)
-	go func() {
-		_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "block", Arguments: adaptertest.KeyArgs{Key: "2025-under-timeout"}})
-		done <- err
-	}()
-	adaptertest.WaitFor(t, p.Started, "2025-under-timeout")
-	time.Sleep(600 * time.Millisecond) // twice the timeout: room for a wrong cancellation to show
-	select {
-	case key := <-p.Cancelled:
-		t.Errorf("%s was cancelled", key)
-	default:
-	}
-	p.Open("2025-under-timeout")
-	if err := <-done; err == nil || !strings.Contains(err.Error(), "Gateway Timeout") {
-		t.Errorf("2025-era call under Timeout: %v, want Gateway Timeout", err)
-	}
+		// A 2025-era call is not cancelled when its request ends, but its
+		// client gets Timeout's 504 all the same, once the call ends (the
+		// call runs on the request's goroutine, which Timeout waits for).
+		cs = adaptertest.Connect(t, base+"/slow/mcp", httptransport.Version20251125, mn.Client(), nil)
+		done := make(chan error, 1)
+		go func() {
+			_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "block", Arguments: adaptertest.KeyArgs{Key: "2025-under-timeout"}})
+			done <- err
+		}()
+		adaptertest.WaitFor(t, p.Started, "2025-under-timeout")
+		time.Sleep(600 * time.Millisecond) // twice the timeout: room for a wrong cancellation to show
+		select {
+		case key := <-p.Cancelled:
+			t.Errorf("%s was cancelled", key)
+		default:
+		}
+		p.Open("2025-under-timeout")
+		if err := <-done; err == nil || !strings.Contains(err.Error(), "Gateway Timeout") {
+			t.Errorf("2025-era call under Timeout: %v, want Gateway Timeout", err)
+		}
 
-	cs = adaptertest.Connect(t, base+"/api/t/acme/mcp", httptransport.Version20260728, nil, nil)
-	go func() {
-		_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "block", Arguments: adaptertest.KeyArgs{Key: "no-timeout"}})
-		done <- err
-	}()
-	adaptertest.WaitFor(t, p.Started, "no-timeout")
-	time.Sleep(600 * time.Millisecond) // twice the timeout
-	p.Open("no-timeout")
-	if err := <-done; err != nil {
-		t.Errorf("call outside Timeout: %v", err)
-	}
+		cs = adaptertest.Connect(t, base+"/api/t/acme/mcp", httptransport.Version20260728, mn.Client(), nil)
+		go func() {
+			_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "block", Arguments: adaptertest.KeyArgs{Key: "no-timeout"}})
+			done <- err
+		}()
+		adaptertest.WaitFor(t, p.Started, "no-timeout")
+		time.Sleep(600 * time.Millisecond) // twice the timeout
+		p.Open("no-timeout")
+		if err := <-done; err != nil {
+			t.Errorf("call outside Timeout: %v", err)
+		}
+	})
 }
 
 // TestAuthMiddleware uses auth.RequireBearer as it is, as chi middleware
 // (r.With): without a token a 401 challenge; with one the verified caller
 // reaches the tool next to the URL parameters.
 func TestAuthMiddleware(t *testing.T) {
+	t.Parallel()
 	_, base := adaptertest.Serve(t, describe, router(adaptertest.RequireBearer("/api/t/acme/mcp")))
 	url := base + "/api/t/acme/mcp"
 	adaptertest.CheckChallenge(t, url)
@@ -174,6 +186,7 @@ func TestAuthMiddleware(t *testing.T) {
 
 // TestMethods checks that Mount hands every method to the transport.
 func TestMethods(t *testing.T) {
+	t.Parallel()
 	_, base := adaptertest.Serve(t, describe, router())
 	adaptertest.CheckMethods(t, base+"/api/t/acme/mcp")
 }
@@ -182,6 +195,7 @@ func TestMethods(t *testing.T) {
 // through the writers of Logger and Compress, http.ResponseController can
 // flush and set write deadlines on an event stream.
 func TestResponseController(t *testing.T) {
+	t.Parallel()
 	adaptertest.CheckResponseController(t, func(h http.HandlerFunc) http.Handler {
 		r := chi.NewRouter()
 		r.Use(middleware.RequestLogger(&middleware.DefaultLogFormatter{Logger: log.New(io.Discard, "", 0)}), middleware.Compress(5))

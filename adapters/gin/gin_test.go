@@ -57,6 +57,7 @@ func router(extra ...gin.HandlerFunc) func(endpoint http.Handler) http.Handler {
 // gin's writer, cancellation reaches the tool, and the 2024-11-05 endpoint
 // event names the URL under the group prefix.
 func TestEras(t *testing.T) {
+	t.Parallel()
 	p, base := adaptertest.Serve(t, describe, router())
 	adaptertest.CheckEras(t, p, base, "/api/v1/mcp", "acme /api/v1/mcp")
 }
@@ -65,6 +66,7 @@ func TestEras(t *testing.T) {
 // answered 202 before the tool runs, while gin serves other requests and
 // recycles its contexts: FromContext still returns the call's own values.
 func TestContextOutlivesRequest(t *testing.T) {
+	t.Parallel()
 	p, base := adaptertest.Serve(t, describe, router())
 	res, err := adaptertest.CallLate(t, p, base+"/api/v1/mcp", base+"/other")
 	if err != nil {
@@ -79,6 +81,7 @@ func TestContextOutlivesRequest(t *testing.T) {
 // Middleware: without a token the chain stops at a 401 challenge; with one
 // the verified caller reaches the tool next to the gin keys.
 func TestMiddlewareAuth(t *testing.T) {
+	t.Parallel()
 	requireBearer := adaptertest.RequireBearer("/api/v1/mcp")
 	var after atomic.Int32
 	counter := func(c *gin.Context) { after.Add(1); c.Next() }
@@ -96,6 +99,7 @@ func TestMiddlewareAuth(t *testing.T) {
 // preflight, a DELETE and an unknown method get the transport's answers,
 // not gin's 404.
 func TestMethods(t *testing.T) {
+	t.Parallel()
 	_, base := adaptertest.Serve(t, describe, router())
 	adaptertest.CheckMethods(t, base+"/api/v1/mcp")
 }
@@ -104,6 +108,7 @@ func TestMethods(t *testing.T) {
 // through gin's writer and middleware, http.ResponseController can flush
 // and set write deadlines.
 func TestResponseController(t *testing.T) {
+	t.Parallel()
 	adaptertest.CheckResponseController(t, func(h http.HandlerFunc) http.Handler {
 		r := gin.New()
 		r.Use(gin.LoggerWithWriter(io.Discard), gin.Recovery())

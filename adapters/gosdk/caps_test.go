@@ -71,6 +71,7 @@ func wantMethodNotFound(t *testing.T, what string, status int, m *jsonrpc.Messag
 // is -32601 and 404 (spec 2026-07-28 basic/transports/streamable-http; spec 2026-07-28 basic/lifecycle); the advertised ones work as before,
 // and a 2025-11-25 session still gets the SDK's own answers.
 func TestUnadvertisedCapabilityNotFound(t *testing.T) {
+	t.Parallel()
 	url := serveSDK(t, capsServer())
 	caps := discoverCaps(t, url)
 	if _, ok := caps["prompts"]; ok {
@@ -124,6 +125,7 @@ func TestUnadvertisedCapabilityNotFound(t *testing.T) {
 // at once and discover advertises prompts; once the last prompt is removed
 // prompts/list is -32601 again, and so is tools/list once the last tool is.
 func TestCapabilityFollowsRuntimeChanges(t *testing.T) {
+	t.Parallel()
 	server := capsServer()
 	url := serveSDK(t, server)
 	status, m := modernPost(t, url, "prompts/list", "", "")

@@ -41,6 +41,7 @@ func checkFromSDK(t *testing.T, msg gojsonrpc.Message) bool {
 }
 
 func TestMessageFromSDK(t *testing.T) {
+	t.Parallel()
 	id := func(v any) gojsonrpc.ID {
 		id, err := gojsonrpc.MakeID(v)
 		if err != nil {

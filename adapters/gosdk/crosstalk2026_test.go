@@ -58,6 +58,7 @@ func (l *lockstep) wait(ctx context.Context) error {
 // ("notifications MUST relate to the originating request"; progress only
 // with a progressToken) and 1.5 (exactly one stream per message).
 func TestNoCrossTalk2026(t *testing.T) {
+	t.Parallel()
 	const calls, each = 6, 20
 	step := newLockstep(calls)
 	server := mcp.NewServer(&mcp.Implementation{Name: "crosstalk", Version: "1.0.0"}, nil)

@@ -69,6 +69,7 @@ func rawSession(t *testing.T, url string) map[string]string {
 // progress notifications; every call's stream carries exactly its own 50,
 // in order, and then its own response.
 func TestNoCrossTalk(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, nil)
 	h := rawSession(t, f.url)
 	const calls, each = 8, 50
@@ -135,6 +136,7 @@ func TestNoCrossTalk(t *testing.T) {
 // TestAbortModernCancels: with the SDK engine, a client dropping a
 // 2026-07-28 call cancels the tool's context.
 func TestAbortModernCancels(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	h := map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "slow"}
@@ -154,6 +156,7 @@ func TestAbortModernCancels(t *testing.T) {
 // TestAbort2025DoesNotCancel: dropping a 2025-era call's connection leaves
 // the tool running; notifications/cancelled stops it.
 func TestAbort2025DoesNotCancel(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, nil)
 	h := rawSession(t, f.url)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -122,6 +122,7 @@ func textOf(t *testing.T, res *mcp.CallToolResult) string {
 // TestGoSDKClientBothEras drives one URL with go-sdk's own client at
 // 2026-07-28 and at 2025-11-25: tool calls and progress notifications.
 func TestGoSDKClientBothEras(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, nil)
 	for _, version := range []string{httptransport.Version20260728, httptransport.Version20251125, httptransport.Version20250618, httptransport.Version20250326} {
 		t.Run(version, func(t *testing.T) {
@@ -185,6 +186,7 @@ func TestGoSDKClientBothEras(t *testing.T) {
 // checks come from the tools' schemas, and a tool added later is checked
 // once the server announces the change.
 func TestDescribeFollowsToolChanges(t *testing.T) {
+	t.Parallel()
 	server := mcp.NewServer(&mcp.Implementation{Name: "d", Version: "1"}, nil)
 	engine := gosdk.NewEngine(server, nil)
 	defer engine.Close()
@@ -225,6 +227,7 @@ func TestDescribeFollowsToolChanges(t *testing.T) {
 // computation goes on for the requests after it, which get the tools'
 // header parameters.
 func TestDescribeOutlivesFirstCaller(t *testing.T) {
+	t.Parallel()
 	server := mcp.NewServer(&mcp.Implementation{Name: "d", Version: "1"}, nil)
 	schema := map[string]any{"type": "object", "properties": map[string]any{"region": map[string]any{"type": "string", "x-mcp-header": "Region"}}}
 	server.AddTool(&mcp.Tool{Name: "geo", InputSchema: schema}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -267,6 +270,7 @@ func TestDescribeOutlivesFirstCaller(t *testing.T) {
 // the description is being computed from: the handler, which follows its
 // context, is cancelled.
 func TestCloseDuringSlowDescribe(t *testing.T) {
+	t.Parallel()
 	server := mcp.NewServer(&mcp.Implementation{Name: "d", Version: "1"}, nil)
 	entered := make(chan struct{})
 	var once sync.Once

@@ -23,8 +23,9 @@ import (
 
 const initBody = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"flood","version":"1"}}}`
 
-// TestInitializeFloodBounded: 16 workers looping initialize for 10 s against
-// default Options (no auth) leave the instance's live heap bounded: the
+// TestInitializeFloodBounded: 16 workers looping initialize against
+// default Options (no auth), until 2,000 sessions were made (twice the
+// bound) or for 10 s at most, leave the instance's live heap bounded: the
 // sessions per client address (1,000) are a bound, at which each new
 // session ends the address's longest idle one, and every handshake is
 // still answered.
@@ -36,6 +37,7 @@ func TestInitializeFloodBounded(t *testing.T) {
 	srv := httptest.NewServer(h)
 	stopAtCleanup(t, h, srv, engine)
 
+	const enough = 2000
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
@@ -46,7 +48,7 @@ func TestInitializeFloodBounded(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for ctx.Err() == nil {
+			for ctx.Err() == nil && ok.Load() < enough {
 				req, _ := http.NewRequestWithContext(ctx, "POST", srv.URL, strings.NewReader(initBody))
 				req.Header.Set("Content-Type", "application/json")
 				req.Header.Set("Accept", "application/json, text/event-stream")
@@ -64,17 +66,25 @@ func TestInitializeFloodBounded(t *testing.T) {
 			}
 		}()
 	}
+	workersDone := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(workersDone)
+	}()
 	var peak uint64
-	tick := time.NewTicker(250 * time.Millisecond)
-	for ctx.Err() == nil {
-		<-tick.C
+	tick := time.NewTicker(100 * time.Millisecond)
+	for done := false; !done; {
+		select {
+		case <-tick.C:
+		case <-workersDone:
+			done = true
+		}
 		runtime.GC()
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		peak = max(peak, ms.HeapAlloc)
 	}
 	tick.Stop()
-	wg.Wait()
 	sessions := 0
 	for range server.Sessions() {
 		sessions++

@@ -22,6 +22,7 @@ import (
 // transport once checked the folded reading and the SDK ran "admin" under
 // Mcp-Name: public).
 func TestHeadersMirrorWhatTheSDKRuns(t *testing.T) {
+	t.Parallel()
 	server := mcp.NewServer(&mcp.Implementation{Name: "review", Version: "1"}, nil)
 	text := func(s string) *mcp.CallToolResult {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}

@@ -19,6 +19,7 @@ import (
 // ServerSession and their store record once idle, here with a store passed
 // in Options, whose records expire by their TTL.
 func TestIdleSessionsReleased(t *testing.T) {
+	t.Parallel()
 	server := mcp.NewServer(&mcp.Implementation{Name: "idle", Version: "1"}, nil)
 	engine := gosdk.NewEngine(server, &gosdk.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	store := httptransport.NewMemorySessionStore()

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -51,32 +52,39 @@ func keepAliveServer() *mcp.Server {
 // pings every session it connects, the engine's one-call connections
 // included. A call that outlasts several pings still gets its answer in
 // every era: 2026-07-28 calls cannot send the client requests, so their
-// connection answers the pings; earlier eras' clients answer them.
+// connection answers the pings; earlier eras' clients answer them. In a
+// synctest bubble: on a loaded machine, four pings in a row answered
+// later than their 12.5 ms had the SDK give the session up.
 func TestKeepAliveDuringLongCalls(t *testing.T) {
-	server := keepAliveServer()
-	url := serveSDK(t, server)
-	stateless := serveSDKWith(t, server, &httptransport.Options{Stateless: true}, io.Discard)
-	for _, c := range []struct{ name, url, version string }{
-		{httptransport.Version20260728, url, httptransport.Version20260728},
-		{httptransport.Version20251125, url, httptransport.Version20251125},
-		{httptransport.Version20250326, url, httptransport.Version20250326},
-		{httptransport.Version20241105, url, httptransport.Version20241105},
-		{"stateless " + httptransport.Version20251125, stateless, httptransport.Version20251125},
+	t.Parallel()
+	for _, c := range []struct {
+		name, version string
+		opts          *httptransport.Options
+	}{
+		{httptransport.Version20260728, httptransport.Version20260728, nil},
+		{httptransport.Version20251125, httptransport.Version20251125, nil},
+		{httptransport.Version20250326, httptransport.Version20250326, nil},
+		{httptransport.Version20241105, httptransport.Version20241105, nil},
+		{"stateless " + httptransport.Version20251125, httptransport.Version20251125, &httptransport.Options{Stateless: true}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			client := mcp.NewClient(&mcp.Implementation{Name: "keepalive-client", Version: "1.0.0"}, nil)
-			cs := connectEra(ctx, t, client, c.url, c.version)
-			for i := range 2 { // the second call comes after more of the session's pings
-				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"text": c.name}})
-				if err != nil {
-					t.Fatalf("call %d: %v", i, err)
+			synctest.Test(t, func(t *testing.T) {
+				mn := &testutil.MemNet{}
+				url := serveSDKOn(t, mn, keepAliveServer(), c.opts, io.Discard)
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				client := mcp.NewClient(&mcp.Implementation{Name: "keepalive-client", Version: "1.0.0"}, nil)
+				cs := connectEraVia(ctx, t, client, url, c.version, mn.Client())
+				for i := range 2 { // the second call comes after more of the session's pings
+					res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"text": c.name}})
+					if err != nil {
+						t.Fatalf("call %d: %v", i, err)
+					}
+					if got := textOf(t, res); got != c.name {
+						t.Fatalf("call %d answered %q", i, got)
+					}
 				}
-				if got := textOf(t, res); got != c.name {
-					t.Fatalf("call %d answered %q", i, got)
-				}
-			}
+			})
 		})
 	}
 }
@@ -85,6 +93,7 @@ func TestKeepAliveDuringLongCalls(t *testing.T) {
 // tool changes (to refresh what the transport validates) survives the
 // SDK's pings, and a tool added later still reaches the description.
 func TestKeepAliveToolWatch(t *testing.T) {
+	t.Parallel()
 	server := keepAliveServer()
 	engine := gosdk.NewEngine(server, &gosdk.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	defer engine.Close()
@@ -114,6 +123,7 @@ func TestKeepAliveToolWatch(t *testing.T) {
 // connection; the methods that ran on it (logging/setLevel here) still
 // get answers, on connections of their own.
 func TestKeepAliveUnansweredEndsCall(t *testing.T) {
+	t.Parallel()
 	logs := &testutil.Buffer{}
 	url := serveSDKWith(t, keepAliveServer(), nil, logs)
 	h := rawSession(t, url)
@@ -220,6 +230,7 @@ func rawCall(ctx context.Context, t *testing.T, url string, h map[string]string,
 // nothing, and the next request started the same doomed one; no
 // Mcp-Param-* header was ever checked.
 func TestDescribeAnswersKeepAlive(t *testing.T) {
+	t.Parallel()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	server := mcp.NewServer(&mcp.Implementation{Name: "ka", Version: "1"}, &mcp.ServerOptions{KeepAlive: 100 * time.Millisecond, Logger: quiet})
 	schema := map[string]any{"type": "object", "properties": map[string]any{"region": map[string]any{"type": "string", "x-mcp-header": "Region"}}}
@@ -259,6 +270,7 @@ func TestDescribeAnswersKeepAlive(t *testing.T) {
 // got -32603 instead of its result. The engine now answers them, as it
 // does for 2026-07-28 calls (callConn.pong).
 func TestKeepAliveJSONOnlySessionCall(t *testing.T) {
+	t.Parallel()
 	url := serveSDK(t, keepAliveServer())
 	sh := rawSession(t, url)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)

@@ -26,6 +26,7 @@ import (
 // connects through the handler that serves Streamable HTTP, calls a tool
 // with progress, and cancels a slow call.
 func TestLegacySSEClient(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, nil)
 	var mu sync.Mutex
 	var progress []float64
@@ -85,6 +86,7 @@ func TestLegacySSEClient(t *testing.T) {
 // same mount, so a 2025-11-25 client configured with it completes a call
 // without any fallback, and so does a 2026-07-28 client.
 func TestLegacyURLServesNewerClients(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, nil)
 	for _, v := range []string{httptransport.Version20251125, httptransport.Version20260728} {
 		cs := connect(t, f.url, v, nil)
@@ -109,6 +111,7 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // (req.Extra.TokenInfo) at 2026-07-28, 2025-11-25 and over legacy SSE; a
 // session opened by one principal is not found for another.
 func TestTokenReachesTool(t *testing.T) {
+	t.Parallel()
 	server := mcp.NewServer(&mcp.Implementation{Name: "auth", Version: "1"}, nil)
 	mcp.AddTool(server, &mcp.Tool{Name: "whoami"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
 		who := "anonymous"
@@ -230,6 +233,7 @@ func (af *authFixture) token(sub string, ttl time.Duration) string {
 // ends when the token expires (the client then comes back with a fresh
 // one), and with Options.StreamsOutliveTokens it does not.
 func TestStreamEndsWithToken(t *testing.T) {
+	t.Parallel()
 	for _, outlive := range []bool{false, true} {
 		server := mcp.NewServer(&mcp.Implementation{Name: "auth", Version: "1"}, nil)
 		af := newAuthFixture(t, server, &httptransport.Options{StreamsOutliveTokens: outlive})

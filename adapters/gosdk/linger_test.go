@@ -60,6 +60,7 @@ var lingerEras = []string{httptransport.Version20241105, httptransport.Version20
 // TestIdleSessionHearsListChanges: a session whose SDK session has closed
 // (idle past the linger) still hears of tool list changes on its stream.
 func TestIdleSessionHearsListChanges(t *testing.T) {
+	t.Parallel()
 	for _, version := range lingerEras {
 		t.Run(version, func(t *testing.T) {
 			server := mcp.NewServer(&mcp.Implementation{Name: "lists", Version: "1.0.0"}, nil)
@@ -95,6 +96,7 @@ func TestIdleSessionHearsListChanges(t *testing.T) {
 // updates only to the sessions it holds, and hears of updates; once
 // unsubscribed it lets it go.
 func TestSubscribedSessionStaysConnected(t *testing.T) {
+	t.Parallel()
 	for _, version := range lingerEras {
 		t.Run(version, func(t *testing.T) {
 			server := watchedServer("subs")
@@ -137,6 +139,7 @@ func TestSubscribedSessionStaysConnected(t *testing.T) {
 // a client notification here), so that a handler's log messages outside
 // any call follow it.
 func TestReconnectedSessionKeepsLogLevel(t *testing.T) {
+	t.Parallel()
 	for _, version := range lingerEras {
 		t.Run(version, func(t *testing.T) {
 			server := mcp.NewServer(&mcp.Implementation{Name: "logs", Version: "1.0.0"}, &mcp.ServerOptions{
@@ -178,6 +181,7 @@ func TestReconnectedSessionKeepsLogLevel(t *testing.T) {
 // (roots/list from an InitializedHandler) keeps the session's SDK session
 // up until the client answers, however long past the linger that is.
 func TestLingerWaitsForClientAnswer(t *testing.T) {
+	t.Parallel()
 	got := make(chan error, 1)
 	server := mcp.NewServer(&mcp.Implementation{Name: "roots", Version: "1.0.0"}, &mcp.ServerOptions{
 		InitializedHandler: func(ctx context.Context, req *mcp.InitializedRequest) {
@@ -216,6 +220,7 @@ func TestLingerWaitsForClientAnswer(t *testing.T) {
 // session's SDK session stays connected while the session lives, so
 // Server.Sessions reaches idle sessions too.
 func TestNegativeLingerKeepsSessions(t *testing.T) {
+	t.Parallel()
 	server := mcp.NewServer(&mcp.Implementation{Name: "kept", Version: "1.0.0"}, nil)
 	url := serveLinger(t, server, -1)
 	client := mcp.NewClient(&mcp.Implementation{Name: "kept-client", Version: "1.0.0"}, nil)
@@ -233,6 +238,7 @@ func TestNegativeLingerKeepsSessions(t *testing.T) {
 // either instance's server), and once the client unsubscribes both let
 // theirs go after the linger.
 func TestSubscriptionFollowsAcrossInstances(t *testing.T) {
+	t.Parallel()
 	store := httptransport.NewMemorySessionStore()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	var servers []*mcp.Server

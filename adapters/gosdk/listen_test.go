@@ -24,6 +24,7 @@ import (
 // notifications still arrive, through the engine's one watcher session:
 // no listen keeps an SDK session of its own.
 func TestListenHeldWithSDK(t *testing.T) {
+	t.Parallel()
 	server := watchedServer("listen")
 	mcp.AddTool(server, &mcp.Tool{Name: "echo"}, func(ctx context.Context, req *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: a.Text}}}, nil, nil

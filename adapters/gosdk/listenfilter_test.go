@@ -101,6 +101,23 @@ func (l *rawListen) until(t *testing.T, want notice) []notice {
 	}
 }
 
+// untilAll reads the listen until every notice of want has come, in any
+// order, and returns all it read.
+func (l *rawListen) untilAll(t *testing.T, want []notice) []notice {
+	t.Helper()
+	missing := map[notice]bool{}
+	for _, w := range want {
+		missing[w] = true
+	}
+	var got []notice
+	for len(missing) > 0 {
+		n := noticeOf(t, l.next(t))
+		got = append(got, n)
+		delete(missing, n)
+	}
+	return got
+}
+
 // TestListensGetOnlyTheirFilter: three listens with different filters
 // share the engine's one watcher. Each gets what it asked for, tagged with
 // its own subscription id, and nothing another listen asked for: a tools
@@ -108,6 +125,7 @@ func (l *rawListen) until(t *testing.T, want notice) []notice {
 // to the listens of that URI. A last update of a URI all three watch marks
 // the end, since a listen's notifications arrive in order.
 func TestListensGetOnlyTheirFilter(t *testing.T) {
+	t.Parallel()
 	const uriA, uriB, mark = "file:///a", "file:///b", "file:///mark"
 	subscribed := make(chan string, 16)
 	server := mcp.NewServer(&mcp.Implementation{Name: "filters", Version: "1.0.0"}, &mcp.ServerOptions{
@@ -175,9 +193,7 @@ func TestListensGetOnlyTheirFilter(t *testing.T) {
 	// after 10 ms, so they come in any order), then the mark.
 	seen := make([][]notice, len(expect))
 	for i, e := range expect {
-		for _, w := range e.want {
-			seen[i] = append(seen[i], e.l.until(t, w)...)
-		}
+		seen[i] = e.l.untilAll(t, e.want)
 	}
 	if err := server.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: mark}); err != nil {
 		t.Fatal(err)
@@ -202,6 +218,7 @@ func TestListensGetOnlyTheirFilter(t *testing.T) {
 // server that tracks subscriptions sees nobody watching. The SDK session
 // of each listen unsubscribes once as it gives way to the watcher.
 func TestListenWatchEndsWithLastListen(t *testing.T) {
+	t.Parallel()
 	const uri = "file:///w"
 	var unsubscribed atomic.Int32
 	server := mcp.NewServer(&mcp.Implementation{Name: "unsub", Version: "1.0.0"}, &mcp.ServerOptions{

@@ -90,6 +90,7 @@ func (s *stalledListen) count(t *testing.T, stop, each []byte) int {
 // of each resource it watches, not every update it missed: what waits for
 // a client is one message per resource, whatever the number of changes.
 func TestStalledListensHoldNobody(t *testing.T) {
+	t.Parallel()
 	const stalls, updates = 24, 10
 	big := "file:///big/" + strings.Repeat("x", 64<<10)
 	const small = "file:///small"

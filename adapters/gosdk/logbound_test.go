@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -78,6 +79,7 @@ func signed(t *testing.T, priv ed25519.PrivateKey, resource, kid string) string 
 // is 700 KiB (68 MiB of WARN logs before), write less than 1 MiB of logs,
 // and none reaches the server.
 func TestHugeKidFloodLogsBounded(t *testing.T) {
+	t.Parallel()
 	logs := &testutil.CountingLog{Keep: 64 << 10}
 	server := mcp.NewServer(&mcp.Implementation{Name: "logs", Version: "1"}, nil)
 	url, priv := loggedStack(t, server, logs)
@@ -123,10 +125,11 @@ func TestHugeKidFloodLogsBounded(t *testing.T) {
 }
 
 // TestPanickingToolFloodLogsBounded: a tool that panics with a message
-// naming its 700 KiB argument, called 100 times by go-sdk's client with a
-// valid token, answers each call with an error and writes less than 1 MiB
+// naming its 700 KiB argument, called 100 times (four at a time) by
+// go-sdk's client with a valid token, answers each call with an error and writes less than 1 MiB
 // of logs; the panic lines say what was called, quoted.
 func TestPanickingToolFloodLogsBounded(t *testing.T) {
+	t.Parallel()
 	logs := &testutil.CountingLog{Keep: 64 << 10}
 	server := mcp.NewServer(&mcp.Implementation{Name: "logs", Version: "1"}, nil)
 	mcp.AddTool(server, &mcp.Tool{Name: "explode"}, func(ctx context.Context, req *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
@@ -143,12 +146,21 @@ func TestPanickingToolFloodLogsBounded(t *testing.T) {
 	}
 	defer cs.Close()
 	arg := strings.Repeat("a", 700<<10)
-	for i := range 100 {
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "explode", Arguments: map[string]any{"text": arg}})
-		if err == nil && (res == nil || !res.IsError) {
-			t.Fatalf("call %d to a panicking tool succeeded", i)
-		}
+	// Four calls at a time on the session, so that the work (mostly the
+	// client's and the SDK's JSON) is spread over the cores.
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for i := next.Add(1); i <= 100; i = next.Add(1) {
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "explode", Arguments: map[string]any{"text": arg}})
+				if err == nil && (res == nil || !res.IsError) {
+					t.Errorf("call %d to a panicking tool succeeded", i)
+				}
+			}
+		})
 	}
+	wg.Wait()
 	if n := logs.Len(); n >= 1<<20 {
 		t.Fatalf("100 panicking calls with a 700 KiB argument wrote %d bytes of logs, want < 1 MiB", n)
 	}

@@ -20,6 +20,7 @@ import (
 // and its other logs, the tools' own and a connection message at another
 // level, pass with their attributes and groups.
 func TestFilterConnectionLogs(t *testing.T) {
+	t.Parallel()
 	const calls = 3
 	for _, filtered := range []bool{false, true} {
 		t.Run(map[bool]string{false: "unfiltered", true: "filtered"}[filtered], func(t *testing.T) {

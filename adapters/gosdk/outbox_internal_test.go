@@ -30,6 +30,7 @@ func (g *gatedSender) Send(ctx context.Context, msg *jsonrpc.Message) error {
 // order, without the sender waiting, up to outboxBytes; past it a
 // notification is dropped and a request fails at once.
 func TestOutboxBounded(t *testing.T) {
+	t.Parallel()
 	g := &gatedSender{open: make(chan struct{}), got: make(chan *jsonrpc.Message, 4096)}
 	o := newOutbox(context.Background(), g, fanout.New[*outbox](fanout.SessionWorkers, fanout.SessionStuck))
 	params := json.RawMessage(`{"data":"` + strings.Repeat("x", 4000) + `"}`)
@@ -75,6 +76,7 @@ func TestOutboxBounded(t *testing.T) {
 // has failed it, so the client would be asked something (an elicitation,
 // a sampling) nobody waits for any more.
 func TestOutboxCancelledRequestNotSent(t *testing.T) {
+	t.Parallel()
 	g := &gatedSender{open: make(chan struct{}), got: make(chan *jsonrpc.Message, 8)}
 	o := newOutbox(context.Background(), g, fanout.New[*outbox](fanout.SessionWorkers, fanout.SessionStuck))
 	if err := o.send(context.Background(), jsonrpc.NewNotification("notifications/tools/list_changed", nil)); err != nil {

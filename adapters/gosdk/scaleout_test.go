@@ -36,6 +36,7 @@ func (rr *roundRobin) RoundTrip(r *http.Request) (*http.Response, error) {
 // one 2025-11-25 session whose requests alternate between them: the
 // session's state (the initialize parameters) travels in the store.
 func TestSessionAcrossInstances(t *testing.T) {
+	t.Parallel()
 	store := httptransport.NewMemorySessionStore()
 	var urls []string
 	for i := 0; i < 2; i++ {

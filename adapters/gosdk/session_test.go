@@ -25,6 +25,7 @@ import (
 // and a request it sends the client from there (roots/list, outside any
 // call) gets the client's answer, as with the SDK's own handler.
 func TestInitializedHandlerAsksClient(t *testing.T) {
+	t.Parallel()
 	for _, version := range []string{httptransport.Version20241105, httptransport.Version20250326, httptransport.Version20251125} {
 		t.Run(version, func(t *testing.T) {
 			type outcome struct {
@@ -80,6 +81,7 @@ func TestInitializedHandlerAsksClient(t *testing.T) {
 // session subscribes to a resource and hears of its updates on the
 // session's stream, held by the session's own SDK session.
 func TestResourceSubscriptionInSession(t *testing.T) {
+	t.Parallel()
 	for _, version := range []string{httptransport.Version20241105, httptransport.Version20250326, httptransport.Version20251125} {
 		t.Run(version, func(t *testing.T) {
 			server := watchedServer("subs")
@@ -128,9 +130,21 @@ func serveSDK(t *testing.T, server *mcp.Server) string {
 // log output.
 func serveSDKWith(t *testing.T, server *mcp.Server, opts *httptransport.Options, logs io.Writer) string {
 	t.Helper()
+	return serveSDKOn(t, nil, server, opts, logs)
+}
+
+// serveSDKOn is serveSDKWith on mn (for a test in a synctest bubble), or
+// on a loopback socket if mn is nil.
+func serveSDKOn(t *testing.T, mn *testutil.MemNet, server *mcp.Server, opts *httptransport.Options, logs io.Writer) string {
+	t.Helper()
 	engine := gosdk.NewEngine(server, &gosdk.Options{Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	h := httptransport.New(engine, opts)
-	srv := httptest.NewServer(h)
+	srv := httptest.NewUnstartedServer(h)
+	if mn != nil {
+		mn.Serve(srv, false)
+	} else {
+		srv.Start()
+	}
 	stopAtCleanup(t, h, srv, engine)
 	return srv.URL + "/mcp"
 }
@@ -139,9 +153,15 @@ func serveSDKWith(t *testing.T, server *mcp.Server, opts *httptransport.Options,
 // eras over Streamable HTTP. The session closes when the test ends.
 func connectEra(ctx context.Context, t *testing.T, client *mcp.Client, url, version string) *mcp.ClientSession {
 	t.Helper()
-	var transport mcp.Transport = &mcp.StreamableClientTransport{Endpoint: url}
+	return connectEraVia(ctx, t, client, url, version, nil)
+}
+
+// connectEraVia is connectEra with hc, if not nil, as the HTTP client.
+func connectEraVia(ctx context.Context, t *testing.T, client *mcp.Client, url, version string, hc *http.Client) *mcp.ClientSession {
+	t.Helper()
+	var transport mcp.Transport = &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc}
 	if version == httptransport.Version20241105 {
-		transport = &mcp.SSEClientTransport{Endpoint: url}
+		transport = &mcp.SSEClientTransport{Endpoint: url, HTTPClient: hc}
 	}
 	cs, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
@@ -173,6 +193,7 @@ type tagKey struct{}
 // context (an identity, a router's context), and each call sees its own
 // request's, in every era.
 func TestHandlerSeesRequestContext(t *testing.T) {
+	t.Parallel()
 	server := mcp.NewServer(&mcp.Implementation{Name: "ctx", Version: "1.0.0"}, nil)
 	mcp.AddTool(server, &mcp.Tool{Name: "tag"}, func(ctx context.Context, req *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
 		tag, _ := ctx.Value(tagKey{}).(string)
@@ -230,6 +251,7 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 // cannot send the client requests, and the tool gets an error it can
 // handle, its own result still reaching the client.
 func TestCallAsksClient(t *testing.T) {
+	t.Parallel()
 	server := mcp.NewServer(&mcp.Implementation{Name: "ask", Version: "1.0.0"}, nil)
 	mcp.AddTool(server, &mcp.Tool{Name: "roots"}, func(ctx context.Context, req *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
 		text := ""
@@ -287,6 +309,7 @@ func TestCallAsksClient(t *testing.T) {
 // roots/list answer (a client with no GET stream yet) kept Close waiting
 // forever. The connection's reading now ends first, which cancels them.
 func TestEngineCloseEndsWaitingSessionHandlers(t *testing.T) {
+	t.Parallel()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	asking := make(chan struct{}, 1)
 	server := mcp.NewServer(&mcp.Implementation{Name: "close", Version: "1"}, &mcp.ServerOptions{
@@ -327,6 +350,7 @@ func TestEngineCloseEndsWaitingSessionHandlers(t *testing.T) {
 // not speak 2024-11-05, where the transport's rule is 405; and a
 // 2026-07-28 request's -32022 listed versions the server does not serve.
 func TestDescribeHonoursServerVersions(t *testing.T) {
+	t.Parallel()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	served := []string{httptransport.Version20251125, httptransport.Version20250618, httptransport.Version20250326}
 	server := mcp.NewServer(&mcp.Implementation{Name: "versions", Version: "1"}, &mcp.ServerOptions{Logger: quiet, SupportedProtocolVersions: served})
@@ -364,6 +388,7 @@ func TestDescribeHonoursServerVersions(t *testing.T) {
 // fresh SDK connections and logged a warning. Tool headers are a
 // 2026-07-28 matter; such a server's description has none, and is cached.
 func TestNarrowedServerDescriptionCached(t *testing.T) {
+	t.Parallel()
 	served := []string{httptransport.Version20251125, httptransport.Version20250618, httptransport.Version20250326}
 	server := mcp.NewServer(&mcp.Implementation{Name: "narrow", Version: "1"}, &mcp.ServerOptions{Logger: slog.New(slog.DiscardHandler), SupportedProtocolVersions: served})
 	mcp.AddTool(server, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {

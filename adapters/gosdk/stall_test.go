@@ -40,6 +40,7 @@ func smallBuffers(opt int) func(network, address string, c syscall.RawConn) erro
 // connection is full; then a tool is added, and client B hears of it at
 // once, not when A's writes time out (WriteTimeout, 20 s here).
 func TestStalledClientHoldsNoBroadcast(t *testing.T) {
+	t.Parallel()
 	for _, era := range []string{httptransport.Version20251125, httptransport.Version20260728} {
 		t.Run(era, func(t *testing.T) { testStalledClient(t, era) })
 	}
@@ -170,6 +171,7 @@ func testStalledClient(t *testing.T, era string) {
 // session's SDK connection: its resource subscriptions and list changes
 // were gone for good, though the client read again on a new GET stream.
 func TestRefusedSessionRequestKeepsSession(t *testing.T) {
+	t.Parallel()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	rootsErr := make(chan error, 1)
 	server := mcp.NewServer(&mcp.Implementation{Name: "outbox", Version: "1.0.0"}, &mcp.ServerOptions{

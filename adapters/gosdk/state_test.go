@@ -24,6 +24,7 @@ import (
 // every change after, whatever the engine caches of the state between
 // calls.
 func TestSessionStateFollowsSetLevel(t *testing.T) {
+	t.Parallel()
 	server := mcp.NewServer(&mcp.Implementation{Name: "levels", Version: "1.0.0"}, nil)
 	mcp.AddTool(server, &mcp.Tool{Name: "log"}, func(ctx context.Context, req *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
 		for _, level := range []mcp.LoggingLevel{"debug", "info", "error"} {
@@ -117,6 +118,7 @@ func TestSessionStateFollowsSetLevel(t *testing.T) {
 // fails (the transport answers initialize with an error) and starts
 // nothing.
 func TestOpenSessionAfterClose(t *testing.T) {
+	t.Parallel()
 	server := mcp.NewServer(&mcp.Implementation{Name: "closed", Version: "1"}, nil)
 	engine := gosdk.NewEngine(server, nil)
 	if err := engine.Close(); err != nil {

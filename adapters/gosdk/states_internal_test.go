@@ -20,6 +20,7 @@ import (
 // the session's connection before (KeepAlive pings the client never
 // answered: it opened no GET stream) and calls came after that.
 func TestStatesEndWithSessions(t *testing.T) {
+	t.Parallel()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	server := mcp.NewServer(&mcp.Implementation{Name: "states", Version: "1"}, &mcp.ServerOptions{KeepAlive: 20 * time.Millisecond, KeepAliveFailureThreshold: 1, Logger: quiet})
 	e := NewEngine(server, &Options{Logger: quiet})

@@ -9,6 +9,7 @@ import (
 // gave it, _meta entries included, and gets the listen's subscription id,
 // whatever form the id takes; an id the server put there is replaced.
 func TestSubTemplate(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		params string
 		id     string

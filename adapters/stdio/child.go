@@ -62,6 +62,7 @@ type pending struct {
 
 	mu     sync.Mutex
 	routed map[string]jsonrpc.ID // child requests sent to this call: our id's key -> the child's id
+	ended  bool                  // the call is over: no more requests go to it
 }
 
 // serverCaps is what the engine reads of the child's capabilities.
@@ -229,6 +230,7 @@ func (c *child) roundTrip(ctx context.Context, method string, params json.RawMes
 	if call != nil {
 		replies = call.Replies()
 	}
+	defer c.abandonRouted(p)
 	for {
 		select {
 		case resp := <-p.ch:
@@ -347,6 +349,11 @@ func (c *child) inFlight() []*pending {
 func (c *child) routeToCall(p *pending, req *jsonrpc.Message) {
 	ours := jsonrpc.StringID("mcpmount-" + strconv.FormatInt(c.nextRouted(), 10))
 	p.mu.Lock()
+	if p.ended {
+		p.mu.Unlock()
+		c.answer(req.ID, nil, errCallEnded)
+		return
+	}
 	if p.routed == nil {
 		p.routed = make(map[string]jsonrpc.ID)
 	}
@@ -355,11 +362,32 @@ func (c *child) routeToCall(p *pending, req *jsonrpc.Message) {
 	out := &jsonrpc.Message{JSONRPC: jsonrpc.Version, ID: ours, Method: req.Method, Params: req.Params}
 	p.box.send(out, func(err error) {
 		p.mu.Lock()
+		_, waiting := p.routed[ours.Key()]
 		delete(p.routed, ours.Key())
 		p.mu.Unlock()
-		c.answer(req.ID, nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "the client could not be reached: "+err.Error()))
+		if waiting {
+			c.answer(req.ID, nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "the client could not be reached: "+err.Error()))
+		}
 	})
 }
+
+// abandonRouted answers, with an error, the child's requests sent on p's
+// call that the client has not answered when the call ends: the transport
+// has nowhere to take a later answer (the call's stream is gone), and the
+// child would wait for it forever.
+func (c *child) abandonRouted(p *pending) {
+	p.mu.Lock()
+	routed := p.routed
+	p.routed, p.ended = nil, true
+	p.mu.Unlock()
+	for _, id := range routed {
+		c.answer(id, nil, errCallEnded)
+	}
+}
+
+// errCallEnded answers a child's request sent on a call that ended
+// before the client answered it.
+var errCallEnded = jsonrpc.Errorf(jsonrpc.CodeInternalError, "mcpmount: the call this request was sent with ended before the client answered")
 
 // nextRouted numbers the child's requests sent to clients.
 func (c *child) nextRouted() int64 {

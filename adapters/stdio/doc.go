@@ -50,8 +50,9 @@
 //     gets a child of its own, initialized with the session's own
 //     initialize request (its capabilities and client info). Its requests
 //     go to the session's one call in flight, when it has exactly one
-//     (the client's answer comes back on that call), else to the
-//     session's standalone stream (the answer comes back through Reply).
+//     (the client's answer comes back on that call; if the call ends
+//     first, the child is answered with -32603), else to the session's
+//     standalone stream (the answer comes back through Reply).
 //     At most Options.MaxSessionChildren such children run at once.
 //     2026-07-28 and stateless calls, which cannot take requests, still
 //     use the shared child.

@@ -7,7 +7,7 @@ import (
 	"log"
 	"log/slog"
 	"net/http/httptest"
-	"path/filepath"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -15,14 +15,16 @@ import (
 	"github.com/mcpmount/mcpmount/httptransport"
 )
 
-// ExampleNew serves the reference "everything" stdio server (installed by
-// npm ci) over HTTP, and calls its echo tool with go-sdk's client at
-// 2026-07-28.
+// ExampleNew serves a stdio MCP server over HTTP, and calls its echo tool
+// with go-sdk's client at 2026-07-28. The server here is a small Go
+// program (testdata/hello) run with `go run`; any command that speaks MCP
+// on its stdin and stdout will do, such as
+// stdio.Command{Path: "npx", Args: []string{"-y", "@modelcontextprotocol/server-everything"}}.
 func ExampleNew() {
 	ctx := context.Background()
-	script, _ := filepath.Abs("../../node_modules/@modelcontextprotocol/server-everything/dist/index.js")
-	engine, err := stdio.New(ctx, stdio.Command{Path: "node", Args: []string{script, "stdio"}}, &stdio.Options{
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	engine, err := stdio.New(ctx, stdio.Command{Path: "go", Args: []string{"run", "./testdata/hello"}}, &stdio.Options{
+		Logger:       slog.New(slog.NewTextHandler(io.Discard, nil)),
+		StartTimeout: 2 * time.Minute, // go run may have the server to compile first
 	})
 	if err != nil {
 		log.Fatal(err)

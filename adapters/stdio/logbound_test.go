@@ -3,7 +3,6 @@ package stdio_test
 import (
 	"context"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -14,17 +13,14 @@ import (
 	"github.com/mcpmount/mcpmount/adapters/stdio"
 	"github.com/mcpmount/mcpmount/httptransport"
 	"github.com/mcpmount/mcpmount/internal/logval"
+	"github.com/mcpmount/mcpmount/internal/stdiotest"
 )
 
-// noisy serves testdata/noisy.mjs, a stdio server that misbehaves on
-// request, with opts.
+// noisy serves stdiotest's Noisy child, a stdio server that misbehaves
+// on request, with opts.
 func noisy(t *testing.T, opts *stdio.Options) *fixture {
 	t.Helper()
-	script, err := filepath.Abs("testdata/noisy.mjs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return newFixtureOf(t, nodeCommand(t, script), opts, nil)
+	return newFixtureOf(t, goChild(t, stdiotest.Noisy), opts, nil)
 }
 
 // atMostBurst fails unless the engine wrote at most logval.Burst lines of
@@ -107,4 +103,33 @@ func TestChildFailuresLogBounded(t *testing.T) {
 	wg.Wait()
 	atMostBurst(t, f, "stdio: MCP server ended; restarting")
 	atMostBurst(t, f, "stdio: MCP server started")
+}
+
+// TestRequestOutlivingItsCall: a session child's request that went out on
+// the stream of the one call in flight, which then ended before the
+// client answered, is answered with an error. The transport has nowhere
+// to take the client's late answer (the call's stream is gone), and the
+// child once waited for it forever.
+func TestRequestOutlivingItsCall(t *testing.T) {
+	t.Parallel()
+	f := noisy(t, &stdio.Options{ChildPerSession: true, StopTimeout: 300 * time.Millisecond})
+	asked := make(chan struct{})
+	release := make(chan struct{})
+	cs := connect(t, f.url, httptransport.Version20251125, &mcp.ClientOptions{CreateMessageHandler: func(ctx context.Context, _ *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+		close(asked)
+		select { // answers once the call is over
+		case <-release:
+		case <-ctx.Done():
+		}
+		return &mcp.CreateMessageResult{Model: "m", Role: "assistant", Content: &mcp.TextContent{Text: "late"}}, nil
+	}})
+	if res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ask"}); err != nil || text(res) != "done" {
+		t.Fatalf("ask: %v %v", res, err)
+	}
+	<-asked
+	close(release)
+	rec := f.logs.wait(t, "stdio: child stderr", func(a map[string]string) bool { return strings.Contains(a["stderr"], "noisy: answered") })
+	if !strings.Contains(rec.attrs["stderr"], `error`) || !strings.Contains(rec.attrs["stderr"], "ended") {
+		t.Errorf("the child's request was answered %s, want an error saying its call ended", rec.attrs["stderr"])
+	}
 }

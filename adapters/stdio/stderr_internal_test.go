@@ -38,6 +38,7 @@ func (s *secondPerBlock) now() time.Time { return s.clock }
 // bound every second for a minute has its dropped lines reported at most
 // logval.Burst times, not once a second.
 func TestStderrDropsLogBounded(t *testing.T) {
+	t.Parallel()
 	block := []byte(strings.Repeat("noisy: a line of a hundred bytes or so, over and over, past the bound of five hundred a second\n", 20))
 	r := &secondPerBlock{clock: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	for range 60 {

@@ -12,23 +12,19 @@ import (
 
 	"github.com/mcpmount/mcpmount/adapters/stdio"
 	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/internal/stdiotest"
 )
-
-// nodeCommand runs a script of testdata with the everything server's Node.
-func nodeCommand(t *testing.T, args ...string) stdio.Command {
-	t.Helper()
-	return stdio.Command{Path: everything(t).Path, Args: args}
-}
 
 // TestStartFailures: a command that cannot start, and one that exits
 // before initializing, make New fail with an error that says so.
 func TestStartFailures(t *testing.T) {
+	t.Parallel()
 	logger := slog.New(newLogs())
 	ctx := context.Background()
 	if _, err := stdio.New(ctx, stdio.Command{Path: filepath.Join(t.TempDir(), "missing")}, &stdio.Options{Logger: logger}); err == nil || !strings.Contains(err.Error(), "missing") {
 		t.Errorf("a missing program: %v", err)
 	}
-	_, err := stdio.New(ctx, nodeCommand(t, "-e", "process.exit(3)"), &stdio.Options{Logger: logger})
+	_, err := stdio.New(ctx, goChild(t, stdiotest.Exit, "3"), &stdio.Options{Logger: logger})
 	if err == nil || !strings.Contains(err.Error(), "initialize") {
 		t.Errorf("a child that exits at once: %v", err)
 	}
@@ -39,9 +35,9 @@ func TestStartFailures(t *testing.T) {
 // and is gone after. Its line that is not JSON-RPC is logged and the
 // calls go on.
 func TestStopEscalates(t *testing.T) {
+	t.Parallel()
 	l := newLogs()
-	script, _ := filepath.Abs("testdata/stubborn.mjs")
-	e, err := stdio.New(context.Background(), nodeCommand(t, script), &stdio.Options{Logger: slog.New(l), StopTimeout: 300 * time.Millisecond})
+	e, err := stdio.New(context.Background(), goChild(t, stdiotest.Stubborn), &stdio.Options{Logger: slog.New(l), StopTimeout: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,21 +67,23 @@ func TestStopEscalates(t *testing.T) {
 // tasks capability the engine does not offer, get -32601 (404) rather
 // than reaching the shared child.
 func TestRemovedMethodsModern(t *testing.T) {
-	f := newFixture(t, nil)
-	cs := connect(t, f.url, httptransport.Version20260728, nil)
-	if cs.InitializeResult().Capabilities.Logging != nil {
-		t.Error("server/discover offers logging, whose messages the shared child cannot route")
-	}
-	for _, m := range []struct{ method, params string }{
-		{"resources/subscribe", `"uri":"` + docURI + `"`},
-		{"ping", ""},
-		{"tasks/list", ""},
-	} {
-		status, body := postModern(t, f.url, m.method, m.params)
-		if status != http.StatusNotFound || !strings.Contains(body, "-32601") {
-			t.Errorf("%s at 2026-07-28: %d %s, want 404 and -32601", m.method, status, body)
+	eachServer(t, func(t *testing.T, srv server) {
+		f := newFixture(t, srv, nil)
+		cs := connect(t, f.url, httptransport.Version20260728, nil)
+		if cs.InitializeResult().Capabilities.Logging != nil {
+			t.Error("server/discover offers logging, whose messages the shared child cannot route")
 		}
-	}
+		for _, m := range []struct{ method, params string }{
+			{"resources/subscribe", `"uri":"` + docURI + `"`},
+			{"ping", ""},
+			{"tasks/list", ""},
+		} {
+			status, body := postModern(t, f.url, m.method, m.params)
+			if status != http.StatusNotFound || !strings.Contains(body, "-32601") {
+				t.Errorf("%s at 2026-07-28: %d %s, want 404 and -32601", m.method, status, body)
+			}
+		}
+	})
 }
 
 // postModern POSTs a 2026-07-28 request with its headers and _meta.
@@ -124,34 +122,36 @@ func postJSON(t *testing.T, url, body string, kv ...string) (int, string) {
 // (the handler not shut down yet), stops their children too, and the
 // calls that come after it fail rather than hang.
 func TestCloseBeforeShutdown(t *testing.T) {
-	l := newLogs()
-	e, err := stdio.New(context.Background(), everything(t), &stdio.Options{Logger: slog.New(l), ChildPerSession: true, StopTimeout: 300 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := httptransport.New(e, nil)
-	url := serve(t, h)
-	cs := connect(t, url, httptransport.Version20251125, nil)
-	if _, err := cs.ListTools(context.Background(), nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if _, err := cs.ListTools(ctx, nil); err == nil {
-		t.Error("a call after Close was served")
-	}
-	cs.Close()
-	if err := h.Shutdown(ctx); err != nil {
-		t.Fatal(err)
-	}
-	started := l.find("stdio: MCP server started", nil)
-	if len(started) != 2 {
-		t.Fatalf("%d children started, want the shared one and the session's", len(started))
-	}
-	for _, r := range started {
-		assertGone(t, r.attrs["pid"])
-	}
+	eachServer(t, func(t *testing.T, srv server) {
+		l := newLogs()
+		e, err := stdio.New(context.Background(), srv.command(t), &stdio.Options{Logger: slog.New(l), ChildPerSession: true, StopTimeout: 300 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := httptransport.New(e, nil)
+		url := serve(t, h)
+		cs := connect(t, url, httptransport.Version20251125, nil)
+		if _, err := cs.ListTools(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Close(); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if _, err := cs.ListTools(ctx, nil); err == nil {
+			t.Error("a call after Close was served")
+		}
+		cs.Close()
+		if err := h.Shutdown(ctx); err != nil {
+			t.Fatal(err)
+		}
+		started := l.find("stdio: MCP server started", nil)
+		if len(started) != 2 {
+			t.Fatalf("%d children started, want the shared one and the session's", len(started))
+		}
+		for _, r := range started {
+			assertGone(t, r.attrs["pid"])
+		}
+	})
 }

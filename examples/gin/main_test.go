@@ -24,12 +24,14 @@ func TestMain(m *testing.M) {
 
 // TestRun serves the example and drives its tools in every era.
 func TestRun(t *testing.T) {
+	t.Parallel()
 	demotest.CheckRun(t, run, "[gin route /api/mcp")
 }
 
 // TestRunAuth serves the example with -auth: requests without a token are
 // challenged, the metadata is published, and the printed token works.
 func TestRunAuth(t *testing.T) {
+	t.Parallel()
 	demotest.CheckRunAuth(t, run)
 }
 
@@ -38,6 +40,7 @@ func TestRunAuth(t *testing.T) {
 // since the key is read back from the file, and the printed curl line
 // makes a call that reaches the echo tool as the token's subject.
 func TestRunAuthKeyFile(t *testing.T) {
+	t.Parallel()
 	keyFile := filepath.Join(t.TempDir(), "dev.key")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -67,6 +70,7 @@ func TestRunAuthKeyFile(t *testing.T) {
 
 // TestRunAuthKeyFileBad refuses a key file that holds no Ed25519 seed.
 func TestRunAuthKeyFileBad(t *testing.T) {
+	t.Parallel()
 	keyFile := filepath.Join(t.TempDir(), "dev.key")
 	if err := os.WriteFile(keyFile, []byte("not a key"), 0o600); err != nil {
 		t.Fatal(err)

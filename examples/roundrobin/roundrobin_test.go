@@ -49,6 +49,7 @@ func get(t *testing.T, url string) string {
 // TestTurns: requests go to the targets in turn, pinned ones to the
 // first, and the Host header is the target's unless KeepHost.
 func TestTurns(t *testing.T) {
+	t.Parallel()
 	a, b := backend(t, "a"), backend(t, "b")
 	lb := httptest.NewServer(roundrobin.New([]*url.URL{a, b}, &roundrobin.Options{
 		Pin: func(r *http.Request) bool { return r.URL.Query().Has("pin") },
@@ -120,6 +121,7 @@ func TestSkipsUnreachable(t *testing.T) {
 // TestBodies: a body sent in chunks reaches the target whole, with its
 // length; one over MaxBodyBytes gets 413 and reaches no target.
 func TestBodies(t *testing.T) {
+	t.Parallel()
 	a := backend(t, "a")
 	lb := httptest.NewServer(roundrobin.New([]*url.URL{a}, &roundrobin.Options{MaxBodyBytes: 10}))
 	defer lb.Close()
@@ -161,6 +163,7 @@ func TestBodies(t *testing.T) {
 // EOF", a Node.js one "terminated"). That gap is a goroutine's scheduling
 // on a busy machine; lateEOF makes it 100 ms.
 func TestAnswerBeforeBodyEnds(t *testing.T) {
+	t.Parallel()
 	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		io.WriteString(w, "got ") // an SSE answer's first event, at once

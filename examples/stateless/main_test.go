@@ -19,6 +19,7 @@ func TestMain(m *testing.M) {
 // instance holding its event stream, is served through the round-robin
 // proxy, every call by the first instance.
 func TestLegacyPinned(t *testing.T) {
+	t.Parallel()
 	base, _ := demotest.Start(t, run)
 	cs := demotest.Connect(t, base+"/mcp", "2024-11-05", "", nil)
 	for range 4 {
@@ -31,6 +32,7 @@ func TestLegacyPinned(t *testing.T) {
 // TestRoundRobin drives the proxy with a 2026-07-28 client and a 2025-11-25
 // client: consecutive calls of one client are answered by both instances.
 func TestRoundRobin(t *testing.T) {
+	t.Parallel()
 	base, _ := demotest.Start(t, run)
 	for _, era := range []string{"2026-07-28", "2025-11-25"} {
 		t.Run(era, func(t *testing.T) {

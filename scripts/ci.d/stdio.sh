@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # CI leg for adapters/stdio and cmd/mcpmount: gofmt, vet and the race tests
-# (which run the pinned @modelcontextprotocol/server-everything from
-# node_modules as a real child process), then the TypeScript SDK clients
+# (which run a Go stdio server, and the pinned
+# @modelcontextprotocol/server-everything from node_modules, as real child
+# processes; MCPMOUNT_REQUIRE_NODE=1 fails the tests that would skip the
+# latter without Node), then the TypeScript SDK clients
 # (v1 Streamable HTTP, v1 HTTP+SSE, v2 at 2026-07-28) against
 # `mcpmount stdio` serving that server, with and without a bearer token.
 set -euo pipefail
@@ -31,7 +33,7 @@ fi
 go vet "${pkgs[@]}"
 
 echo "== stdio: tests"
-go test -race "${pkgs[@]}"
+MCPMOUNT_REQUIRE_NODE=1 go test -race "${pkgs[@]}"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/stdio-ci.XXXXXX")
 pid=

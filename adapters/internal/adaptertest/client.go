@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpmount/mcpmount/adapters/gosdk"
 	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/internal/testutil"
 )
 
 // Serve makes a Probe with describe (see NewProbe) and starts a loopback
@@ -20,6 +21,14 @@ import (
 // it; it returns the probe and the server's URL, and stops everything when
 // the test ends.
 func Serve(t *testing.T, describe func(context.Context) string, route func(endpoint http.Handler) http.Handler) (*Probe, string) {
+	t.Helper()
+	return ServeOn(t, nil, describe, route)
+}
+
+// ServeOn is Serve on mn, for a test in a testing/synctest bubble (its
+// clients' HTTP client is mn.Client()), or on a loopback socket if mn is
+// nil.
+func ServeOn(t *testing.T, mn *testutil.MemNet, describe func(context.Context) string, route func(endpoint http.Handler) http.Handler) (*Probe, string) {
 	t.Helper()
 	p := NewProbe(describe)
 	engine := gosdk.NewEngine(p.Server, nil)
@@ -30,7 +39,11 @@ func Serve(t *testing.T, describe func(context.Context) string, route func(endpo
 			p.Hijacked.Add(1)
 		}
 	}
-	srv.Start()
+	if mn != nil {
+		mn.Serve(srv, false)
+	} else {
+		srv.Start()
+	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()

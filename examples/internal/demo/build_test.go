@@ -28,12 +28,14 @@ func goCmd(t *testing.T, args ...string) string {
 
 // TestExamplesBuild builds every example command.
 func TestExamplesBuild(t *testing.T) {
+	t.Parallel()
 	goCmd(t, "build", "./examples/...")
 }
 
 // TestCoreImportsNoRouter checks that the core packages depend on no
 // router: gin and chi come in only through their adapters.
 func TestCoreImportsNoRouter(t *testing.T) {
+	t.Parallel()
 	deps := goCmd(t, "list", "-deps", "./httptransport", "./auth", "./sse", "./jsonrpc", "./identity")
 	for _, dep := range strings.Fields(deps) {
 		if strings.HasPrefix(dep, "github.com/gin-gonic/") || strings.HasPrefix(dep, "github.com/go-chi/") {
