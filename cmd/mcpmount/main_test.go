@@ -25,7 +25,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	stdiotest.MaybeChild() // the Go servers of most tests are this binary
+	stdiotest.MaybeChild()         // the Go servers of most tests are this binary
 	if os.Getenv(childEnv) != "" { // and so is TestHealthz's
 		serveChild()
 		return
