@@ -9,42 +9,28 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/mcpmount/mcpmount/internal/testutil"
 	"github.com/mcpmount/mcpmount/jsonrpc"
 )
 
 // The liveness tests run two instances (handlers sharing one
-// MemorySessionStore and one MemoryEventStore) in a synctest bubble, with
-// the default LivenessPeriod: the bubble's clock makes the bounds exact.
-// An instance "stops" as a killed one does for the others: it renews its
-// liveness record no more, and its connections to the client are gone.
+// MemorySessionStore and one MemoryEventStore) on an in-memory network in
+// a synctest bubble, with the default LivenessPeriod: the bubble's clock
+// makes the bounds exact. An instance "stops" as a killed one does for
+// the others: it renews its liveness record no more, and hears nothing
+// more of its sessions' relay channels; the client drops its connections
+// to it.
 
 const defaultLivenessPeriod = 5 * time.Second
 
-// livePair starts instances a and b sharing a store and an event store.
-// They are shut down when the bubble's function returns.
-func livePair(t *testing.T) (a, b *Handler, engines [2]*TestEngine) {
+// livePair starts instances a and b sharing a store and an event store
+// on mn.
+func livePair(t *testing.T, mn *testutil.MemNet) (a, b *TestServer) {
 	t.Helper()
-	opts := &Options{
-		Sessions:      NewMemorySessionStore(),
-		Events:        NewMemoryEventStore(nil),
-		DisableHijack: true,
-		Logger:        slog.New(slog.DiscardHandler),
-	}
-	engines = [2]*TestEngine{NewTestEngine(), NewTestEngine()}
-	a, b = New(engines[0], opts), New(engines[1], opts)
-	t.Cleanup(func() {
-		for _, h := range []*Handler{a, b} {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-			_ = h.Shutdown(ctx) // a stopped instance's call is still running: it is cut
-			cancel()
-		}
-	})
-	return a, b, engines
+	return PairOn(t, mn, Options{Events: NewMemoryEventStore(nil), Logger: slog.New(slog.DiscardHandler)})
 }
 
-// stop makes h stop as a killed instance does, for the others: it renews
-// its liveness record no more, and hears nothing more of its sessions'
-// relay channels.
+// stop makes h stop as a killed instance does, for the others.
 func stop(h *Handler) time.Time {
 	h.watch.renewals.halt()
 	h.mu.Lock()
@@ -64,6 +50,13 @@ func stop(h *Handler) time.Time {
 	return time.Now()
 }
 
+// open is s.Open with a context of its own: cancel is the client leaving.
+func open(s *TestServer, method string, h http.Header, body string) (*http.Response, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	s.T.Cleanup(cancel)
+	return s.Open(ctx, method, h, body), cancel
+}
+
 func withLastEventID(h http.Header, id string) http.Header {
 	h.Set("Last-Event-ID", id)
 	return h
@@ -76,29 +69,25 @@ func withLastEventID(h http.Header, id string) http.Header {
 // is stored once, so a second resume waiting meanwhile, and one after,
 // get the same; the session goes on.
 func TestStoppedInstanceCallAnswered(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		a, b, _ := livePair(t)
-		sid := bubbleInitialize(t, a)
-		call := bubbleDo(a, "POST", "/mcp", SessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"notewait","arguments":{"text":"x"}}}`)
-		m, lastID := nextMessageOrNone(t, call.SSE(t))
+		a, b := livePair(t, &testutil.MemNet{})
+		sid := a.Initialize(Version20251125)
+		call, leave := open(a, "POST", SessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"notewait","arguments":{"text":"x"}}}`)
+		m, lastID := nextMessageOrNone(t, NewSSEReader(t, call.Body))
 		if m == nil || m.Method != "notifications/message" || lastID == "" {
 			t.Fatalf("the call's first event: %+v %q", m, lastID)
 		}
-		stopped := stop(a)
-		call.cancel()
+		stopped := stop(a.Handler)
+		leave()
 
-		resumed := bubbleDo(b, "GET", "/mcp", withLastEventID(GetHeaders(sid, Version20251125), lastID), "")
-		if resumed.Status() != http.StatusOK {
-			t.Fatalf("resuming on B: %d %s", resumed.Status(), resumed.Body(t))
+		resumed, _ := open(b, "GET", withLastEventID(GetHeaders(sid, Version20251125), lastID), "")
+		if resumed.StatusCode != http.StatusOK {
+			t.Fatalf("resuming on B: %d", resumed.StatusCode)
 		}
-		twice := bubbleDo(b, "GET", "/mcp", withLastEventID(GetHeaders(sid, Version20251125), lastID), "")
-		answer, answerID := nextMessageWithin(t, resumed.SSE(t), time.Minute)
+		twice, _ := open(b, "GET", withLastEventID(GetHeaders(sid, Version20251125), lastID), "")
+		answer, answerID := nextMessageWithin(t, NewSSEReader(t, resumed.Body), time.Minute)
 		waited := time.Since(stopped)
-		m, id := nextMessageWithin(t, twice.SSE(t), time.Minute)
-		checkStoppedAnswer(t, m, jsonrpc.Int64ID(7))
-		if id != answerID {
-			t.Errorf("the second resume waiting: event %q, want the stored answer %q", id, answerID)
-		}
 		checkStoppedAnswer(t, answer, jsonrpc.Int64ID(7))
 		if waited > 2*defaultLivenessPeriod || waited < 2*defaultLivenessPeriod/3 {
 			t.Errorf("answered %v after A stopped; want within twice the liveness period, and not before A's record could lapse", waited)
@@ -106,18 +95,25 @@ func TestStoppedInstanceCallAnswered(t *testing.T) {
 		if stream, _, _ := strings.Cut(lastID, "_"); !strings.HasPrefix(answerID, stream+"_") {
 			t.Errorf("the answer's event id %q is not of the call's stream (%s)", answerID, lastID)
 		}
+		m, id := nextMessageWithin(t, NewSSEReader(t, twice.Body), time.Minute)
+		checkStoppedAnswer(t, m, jsonrpc.Int64ID(7))
+		if id != answerID {
+			t.Errorf("the second resume waiting: event %q, want the stored answer %q", id, answerID)
+		}
 
-		again := bubbleDo(b, "GET", "/mcp", withLastEventID(GetHeaders(sid, Version20251125), lastID), "")
-		m, id = nextMessageWithin(t, again.SSE(t), time.Minute)
+		again, _ := open(b, "GET", withLastEventID(GetHeaders(sid, Version20251125), lastID), "")
+		m, id = nextMessageWithin(t, NewSSEReader(t, again.Body), time.Minute)
 		checkStoppedAnswer(t, m, jsonrpc.Int64ID(7))
 		if id != answerID {
 			t.Errorf("resumed again: event %q, want the stored answer %q", id, answerID)
 		}
 
-		list := bubbleDo(b, "POST", "/mcp", SessionHeaders(sid, Version20251125), ListTools)
-		if body := list.Body(t); list.Status() != http.StatusOK || !strings.Contains(body, `"result"`) {
-			t.Errorf("the session after its call was answered: %d %s", list.Status(), body)
+		if resp, body := b.Do("POST", SessionHeaders(sid, Version20251125), ListTools); resp.StatusCode != http.StatusOK || !strings.Contains(body, `"result"`) {
+			t.Errorf("the session after its call was answered: %d %s", resp.StatusCode, body)
 		}
+		// A's call still runs there (it was cut off, not killed): it ends
+		// before A's Shutdown, which would otherwise wait for it.
+		a.Do("POST", SessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`)
 	})
 }
 
@@ -137,21 +133,22 @@ func checkStoppedAnswer(t *testing.T, m *jsonrpc.Message, id jsonrpc.ID) {
 // a client resuming the call's stream on another instance gets the call's
 // own answer there, once the call ends, and no error.
 func TestLiveInstanceCallFollowed(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		a, b, engines := livePair(t)
-		engines[0].Gate = make(chan struct{})
-		sid := bubbleInitialize(t, a)
-		call := bubbleDo(a, "POST", "/mcp", SessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":"p","method":"tools/call","params":{"name":"progress","arguments":{"count":2},"_meta":{"progressToken":1}}}`)
-		m, lastID := nextMessageOrNone(t, call.SSE(t))
+		a, b := livePair(t, &testutil.MemNet{})
+		a.Engine.Gate = make(chan struct{})
+		sid := a.Initialize(Version20251125)
+		call, leave := open(a, "POST", SessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","id":"p","method":"tools/call","params":{"name":"progress","arguments":{"count":2},"_meta":{"progressToken":1}}}`)
+		m, lastID := nextMessageOrNone(t, NewSSEReader(t, call.Body))
 		if m == nil || m.Method != "notifications/progress" {
 			t.Fatalf("the call's first event: %+v", m)
 		}
-		call.cancel()
-		resumed := bubbleDo(b, "GET", "/mcp", withLastEventID(GetHeaders(sid, Version20251125), lastID), "")
-		r := resumed.SSE(t)
+		leave()
+		resumed, _ := open(b, "GET", withLastEventID(GetHeaders(sid, Version20251125), lastID), "")
+		r := NewSSEReader(t, resumed.Body)
 		time.Sleep(3 * defaultLivenessPeriod) // A lives on: B waits
 		synctest.Wait()
-		engines[0].Gate <- struct{}{}
+		a.Engine.Gate <- struct{}{}
 		if m, _ := nextMessageWithin(t, r, time.Minute); m == nil || m.Method != "notifications/progress" {
 			t.Fatalf("resumed on B: %+v, want A's second progress notification", m)
 		}
@@ -169,20 +166,21 @@ func TestLiveInstanceCallFollowed(t *testing.T) {
 // period: a message sent after that waits on the instance that sent it,
 // and reaches the client when it resumes its GET stream there.
 func TestStoppedInstanceGetStream(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		a, b, engines := livePair(t)
-		sid := bubbleInitialize(t, a)
-		if list := bubbleDo(b, "POST", "/mcp", SessionHeaders(sid, Version20251125), ListTools); list.Status() != http.StatusOK {
-			t.Fatalf("B: %d", list.Status())
+		a, b := livePair(t, &testutil.MemNet{})
+		sid := a.Initialize(Version20251125)
+		if resp, _ := b.Do("POST", SessionHeaders(sid, Version20251125), ListTools); resp.StatusCode != http.StatusOK {
+			t.Fatalf("B: %d", resp.StatusCode)
 		}
-		get := bubbleDo(a, "GET", "/mcp", GetHeaders(sid, Version20251125), "")
-		r := get.SSE(t)
+		get, _ := open(a, "GET", GetHeaders(sid, Version20251125), "")
+		r := NewSSEReader(t, get.Body)
 		synctest.Wait() // B heard that A holds the stream
 		sendFromB := func(text string) {
 			t.Helper()
-			engines[1].Mu.Lock()
-			out := engines[1].Outs[sid]
-			engines[1].Mu.Unlock()
+			b.Engine.Mu.Lock()
+			out := b.Engine.Outs[sid]
+			b.Engine.Mu.Unlock()
 			msg := jsonrpc.NewNotification("notifications/message", []byte(`{"level":"info","data":"`+text+`"}`))
 			if err := out.Send(context.Background(), msg); err != nil {
 				t.Fatal(err)
@@ -194,16 +192,14 @@ func TestStoppedInstanceGetStream(t *testing.T) {
 			t.Fatalf("A's GET stream: %+v, want B's message", m)
 		}
 
-		stop(a) // its GET stays attached there: nothing tells B it went
+		stop(a.Handler) // its GET stays attached there: nothing tells B it went
 		time.Sleep(2 * defaultLivenessPeriod)
 		synctest.Wait()
 		sendFromB("after")
-		resumed := bubbleDo(b, "GET", "/mcp", withLastEventID(GetHeaders(sid, Version20251125), lastID), "")
-		if m, _ := nextMessageWithin(t, resumed.SSE(t), time.Minute); m == nil || !strings.Contains(string(m.Params), "after") {
+		resumed, _ := open(b, "GET", withLastEventID(GetHeaders(sid, Version20251125), lastID), "")
+		if m, _ := nextMessageWithin(t, NewSSEReader(t, resumed.Body), time.Minute); m == nil || !strings.Contains(string(m.Params), "after") {
 			t.Fatalf("resumed on B: %+v, want B's message sent after A stopped", m)
 		}
-		resumed.cancel()
-		get.cancel()
 	})
 }
 
@@ -213,27 +209,66 @@ func TestStoppedInstanceGetStream(t *testing.T) {
 // liveness period, instead of a 202 for a message no instance will
 // serve.
 func TestStoppedInstanceLegacySession(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		a, b, _ := livePair(t)
-		get := bubbleDo(a, "GET", "/mcp", http.Header{"Accept": {"text/event-stream"}}, "")
-		e := get.SSE(t).Next()
-		if e.Name != "endpoint" {
-			t.Fatalf("first event %q, want endpoint", e.Name)
-		}
-		endpoint := string(e.Data)
+		a, b := livePair(t, &testutil.MemNet{})
+		ctx, leave := context.WithCancel(context.Background())
+		defer leave()
+		_, endpoint := OpenLegacyVia(t, ctx, a.Client, a.URL, nil)
 		post := func() int {
-			resp := bubbleDo(b, "POST", endpoint, http.Header{"Content-Type": {"application/json"}}, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
-			resp.Body(t)
-			return resp.Status()
+			resp, _ := b.DoURL("POST", b.HTTPServer.URL+endpoint, http.Header{"Content-Type": {"application/json"}}, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+			return resp.StatusCode
 		}
 		if code := post(); code != http.StatusAccepted {
 			t.Fatalf("POST on B while A lives: %d, want 202", code)
 		}
-		stop(a)
+		stop(a.Handler)
 		time.Sleep(2 * defaultLivenessPeriod)
 		if code := post(); code != http.StatusNotFound {
 			t.Errorf("POST on B twice the liveness period after A stopped: %d, want 404", code)
 		}
-		get.cancel()
 	})
+}
+
+// nextMessageOrNone returns the next JSON-RPC message on r and its event
+// id, or nil once the stream ends.
+func nextMessageOrNone(t *testing.T, r *SSEReader) (*jsonrpc.Message, string) {
+	t.Helper()
+	for {
+		e, err := r.R.Next()
+		if err != nil {
+			return nil, ""
+		}
+		if e.IsComment || len(e.Data) == 0 {
+			continue
+		}
+		m, err := jsonrpc.Decode(e.Data)
+		if err != nil {
+			t.Errorf("event data %q: %v", e.Data, err)
+			return nil, ""
+		}
+		return m, e.ID
+	}
+}
+
+// nextMessageWithin is nextMessageOrNone, failing the test if no message
+// or end comes within d of the bubble's clock.
+func nextMessageWithin(t *testing.T, r *SSEReader, d time.Duration) (*jsonrpc.Message, string) {
+	t.Helper()
+	type next struct {
+		m  *jsonrpc.Message
+		id string
+	}
+	got := make(chan next, 1)
+	go func() {
+		m, id := nextMessageOrNone(t, r)
+		got <- next{m, id}
+	}()
+	select {
+	case n := <-got:
+		return n.m, n.id
+	case <-time.After(d):
+		t.Fatalf("no message within %v", d)
+		return nil, ""
+	}
 }
