@@ -100,3 +100,29 @@ func answerLegacyCalls(sessions []*liveSession, grace time.Duration) {
 	case <-t.C:
 	}
 }
+
+// closeStreams ends the standalone stream so its GET returns; calls go on.
+// A 2024-11-05 session's event stream carries its calls' answers (spec
+// https://modelcontextprotocol.io/specification/2024-11-05/basic/transports#http-with-sse),
+// so it ends once the calls in flight have been answered, or with the
+// session (whose end answers them).
+func (ls *liveSession) closeStreams() {
+	var answers []<-chan struct{}
+	ls.mu.Lock()
+	for r := range ls.relays {
+		if ls.sess.Legacy {
+			answers = append(answers, r.Done())
+		}
+	}
+	ls.mu.Unlock()
+	if len(answers) == 0 {
+		ls.standalone.Cut()
+		return
+	}
+	go func() {
+		for _, done := range answers {
+			<-done
+		}
+		ls.standalone.Cut()
+	}()
+}
