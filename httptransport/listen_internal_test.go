@@ -8,7 +8,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
+
+	"github.com/mcpmount/mcpmount/internal/testutil"
 )
 
 // lateEngine starts the handler's Shutdown while a listen is being
@@ -28,10 +31,9 @@ func (e *lateEngine) Describe(ctx context.Context) *Description {
 			defer cancel()
 			e.shutdown <- e.h.Shutdown(sctx)
 		}()
-		for !e.h.closing.Load() {
-			time.Sleep(time.Millisecond)
-		}
-		time.Sleep(50 * time.Millisecond) // Shutdown ends the listens it knows of
+		// Shutdown begins, and ends the listens it knows of (in the
+		// test's synctest bubble: everything else waits then).
+		synctest.Wait()
 	})
 	return e.TestEngine.Describe(ctx)
 }
@@ -41,27 +43,31 @@ func (e *lateEngine) Describe(ctx context.Context) *Description {
 // until its deadline.
 func TestListenDuringShutdown(t *testing.T) {
 	t.Parallel()
-	for _, hold := range []bool{false, true} {
-		te := NewTestEngine()
-		te.Hold = hold
-		e := &lateEngine{TestEngine: te, shutdown: make(chan error, 1)}
-		e.h = New(e, nil)
-		srv := httptest.NewServer(e.h)
-		start := time.Now()
-		req, _ := http.NewRequest("POST", srv.URL+"/mcp", strings.NewReader(ListenBody))
-		req.Header = ModernHeaders("subscriptions/listen")
-		resp, err := srv.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
+	synctest.Test(t, func(t *testing.T) {
+		mn := &testutil.MemNet{}
+		for _, hold := range []bool{false, true} {
+			te := NewTestEngine()
+			te.Hold = hold
+			e := &lateEngine{TestEngine: te, shutdown: make(chan error, 1)}
+			e.h = New(e, nil)
+			srv := httptest.NewUnstartedServer(e.h)
+			mn.Serve(srv, false)
+			start := time.Now()
+			req, _ := http.NewRequest("POST", srv.URL+"/mcp", strings.NewReader(ListenBody))
+			req.Header = ModernHeaders("subscriptions/listen")
+			resp, err := srv.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if !strings.Contains(string(body), `"resultType":"complete"`) {
+				t.Errorf("hold %v: the listen admitted during Shutdown ended with %d %q, want its final result", hold, resp.StatusCode, body)
+			}
+			if err := <-e.shutdown; err != nil || time.Since(start) > 2*time.Second {
+				t.Errorf("hold %v: Shutdown returned %v after %v", hold, err, time.Since(start))
+			}
+			srv.Close()
 		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if !strings.Contains(string(body), `"resultType":"complete"`) {
-			t.Errorf("hold %v: the listen admitted during Shutdown ended with %d %q, want its final result", hold, resp.StatusCode, body)
-		}
-		if err := <-e.shutdown; err != nil || time.Since(start) > 2*time.Second {
-			t.Errorf("hold %v: Shutdown returned %v after %v", hold, err, time.Since(start))
-		}
-		srv.Close()
-	}
+	})
 }

@@ -8,7 +8,10 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
+
+	"github.com/mcpmount/mcpmount/internal/testutil"
 )
 
 // NewHeldServer serves a test engine whose listens return ErrHold.
@@ -206,41 +209,46 @@ func (w *slowHijackWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 // the same, instead of staying open on a server that went down.
 func TestParkRacesServerShutdown(t *testing.T) {
 	t.Parallel()
-	entered, proceed := make(chan struct{}), make(chan struct{})
-	wrap := func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Header.Get("X-Slow-Hijack") != "" {
-				w = &slowHijackWriter{ResponseWriter: w, entered: entered, proceed: proceed}
-			}
-			next.ServeHTTP(w, r)
-		})
-	}
-	s := StartTestServer(t, NewTestEngine(), nil, wrap, false)
-	sid := s.Initialize(Version20250618)
-	h := GetHeaders(sid, Version20250618)
-	h.Set("X-Slow-Hijack", "1")
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	resp := s.Open(ctx, "GET", h, "")
-	<-entered
-	shut := make(chan error, 1)
-	go func() { shut <- s.HTTPServer.Config.Shutdown(ctx) }()
-	Eventually(t, "the server's Shutdown begins", func() bool { return serverGoingDown(s) })
-	time.Sleep(100 * time.Millisecond) // the hook has passed over the stream
-	close(proceed)
-	if err := <-shut; err != nil {
-		t.Errorf("server Shutdown: %v", err)
-	}
-	ended := make(chan struct{})
-	go func() {
-		_, _ = io.Copy(io.Discard, resp.Body)
-		close(ended)
-	}()
-	select {
-	case <-ended:
-	case <-time.After(3 * time.Second):
-		t.Error("the GET stream taken over as its server went down is still open")
-	}
+	synctest.Test(t, func(t *testing.T) {
+		mn := &testutil.MemNet{}
+		entered, proceed := make(chan struct{}), make(chan struct{})
+		wrap := func(next http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Header.Get("X-Slow-Hijack") != "" {
+					w = &slowHijackWriter{ResponseWriter: w, entered: entered, proceed: proceed}
+				}
+				next.ServeHTTP(w, r)
+			})
+		}
+		s := startTestServer(t, mn, NewTestEngine(), nil, wrap, false)
+		sid := s.Initialize(Version20250618)
+		h := GetHeaders(sid, Version20250618)
+		h.Set("X-Slow-Hijack", "1")
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		resp := s.Open(ctx, "GET", h, "")
+		<-entered
+		shut := make(chan error, 1)
+		go func() { shut <- s.HTTPServer.Config.Shutdown(ctx) }()
+		synctest.Wait() // the server's Shutdown began, and its hook passed over the stream
+		if !serverGoingDown(s) {
+			t.Fatal("the server's Shutdown has not begun")
+		}
+		close(proceed)
+		if err := <-shut; err != nil {
+			t.Errorf("server Shutdown: %v", err)
+		}
+		ended := make(chan struct{})
+		go func() {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			close(ended)
+		}()
+		select {
+		case <-ended:
+		case <-time.After(3 * time.Second):
+			t.Error("the GET stream taken over as its server went down is still open")
+		}
+	})
 }
 
 // TestListenInFlightAtServerShutdown: a listen still in middleware (auth,

@@ -7,9 +7,11 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/internal/testutil"
 )
 
 // TestPriming: 2025-11-25 SSE streams start with a priming event (an id and
@@ -94,24 +96,30 @@ func TestWriteTimeoutDoesNotKillStreams(t *testing.T) {
 	t.Parallel()
 	for _, hold := range []bool{false, true} {
 		t.Run(map[bool]string{false: "blocking", true: "parked"}[hold], func(t *testing.T) {
-			e := httptransport.NewTestEngine()
-			e.Hold = hold
-			h := httptransport.New(e, &httptransport.Options{KeepAlive: 10 * time.Millisecond})
-			srv := httptest.NewUnstartedServer(h)
-			srv.Config.WriteTimeout = 50 * time.Millisecond
-			srv.Start()
-			defer srv.Close()
-			defer h.Shutdown(context.Background())
-			s := &httptransport.TestServer{T: t, Handler: h, Engine: e, URL: srv.URL, HTTPServer: srv, Client: srv.Client()}
-			resp := s.Open(context.Background(), "POST", httptransport.ModernHeaders("subscriptions/listen"), `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},`+httptransport.Meta+`}}`)
-			r := httptransport.NewSSEReader(t, resp.Body)
-			r.NextMessage()
-			time.Sleep(150 * time.Millisecond)
-			s.Engine.Broadcast()
-			if m := r.NextMessage(); m.Method != "notifications/tools/list_changed" {
-				t.Fatalf("got %s", m.Method)
-			}
+			synctest.Test(t, func(t *testing.T) { testWriteTimeoutKeepsStream(t, hold) })
 		})
+	}
+}
+
+// testWriteTimeoutKeepsStream is TestWriteTimeoutDoesNotKillStreams for
+// an engine that blocks, or holds, in a synctest bubble.
+func testWriteTimeoutKeepsStream(t *testing.T, hold bool) {
+	e := httptransport.NewTestEngine()
+	e.Hold = hold
+	h := httptransport.New(e, &httptransport.Options{KeepAlive: 10 * time.Millisecond})
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config.WriteTimeout = 50 * time.Millisecond
+	new(testutil.MemNet).Serve(srv, false)
+	defer srv.Close()
+	defer h.Shutdown(context.Background())
+	s := &httptransport.TestServer{T: t, Handler: h, Engine: e, URL: srv.URL, HTTPServer: srv, Client: srv.Client()}
+	resp := s.Open(context.Background(), "POST", httptransport.ModernHeaders("subscriptions/listen"), `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},`+httptransport.Meta+`}}`)
+	r := httptransport.NewSSEReader(t, resp.Body)
+	r.NextMessage()
+	time.Sleep(150 * time.Millisecond)
+	s.Engine.Broadcast()
+	if m := r.NextMessage(); m.Method != "notifications/tools/list_changed" {
+		t.Fatalf("got %s", m.Method)
 	}
 }
 

@@ -47,48 +47,51 @@ func standaloneOf(t *testing.T, s *TestServer, sid string) string {
 // expires everywhere and its events are forgotten.
 func TestSharedStoreHeldStream(t *testing.T) {
 	t.Parallel()
-	events := NewMemoryEventStore(nil)
-	a, b := Pair(t, Options{SessionIdleTimeout: 100 * time.Millisecond, Events: events})
-	sid := a.Initialize(Version20251125)
-	aStandalone := standaloneOf(t, a, sid)
-	ctx, cancel := context.WithCancel(context.Background())
-	h := GetHeaders(sid, Version20251125)
-	get := a.Open(ctx, "GET", h, "")
-	if get.StatusCode != 200 {
-		t.Fatalf("GET on A: %d", get.StatusCode)
-	}
-	r := NewSSEReader(t, get.Body)
-	a.Engine.Broadcast() // an event stored for the session
-	if e := r.Next(); e.ID == "" {
-		t.Fatalf("stored event without id: %+v", e)
-	}
-	time.Sleep(500 * time.Millisecond)
-	if resp, body := b.Do("POST", SessionHeaders(sid, Version20251125), ListTools); resp.StatusCode != 200 {
-		t.Fatalf("B while A holds the GET stream: %d %s", resp.StatusCode, body)
-	}
-	cancel()
-	get.Body.Close()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		resp, _ := a.Do("POST", SessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
-		if resp.StatusCode == 404 {
-			break
+	synctest.Test(t, func(t *testing.T) {
+		mn := &testutil.MemNet{}
+		events := NewMemoryEventStore(nil)
+		a, b := PairOn(t, mn, Options{SessionIdleTimeout: 100 * time.Millisecond, Events: events})
+		sid := a.Initialize(Version20251125)
+		aStandalone := standaloneOf(t, a, sid)
+		ctx, cancel := context.WithCancel(context.Background())
+		h := GetHeaders(sid, Version20251125)
+		get := a.Open(ctx, "GET", h, "")
+		if get.StatusCode != 200 {
+			t.Fatalf("GET on A: %d", get.StatusCode)
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("the session never expired once nothing held it")
+		r := NewSSEReader(t, get.Body)
+		a.Engine.Broadcast() // an event stored for the session
+		if e := r.Next(); e.ID == "" {
+			t.Fatalf("stored event without id: %+v", e)
 		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	if resp, _ := b.Do("POST", SessionHeaders(sid, Version20251125), ListTools); resp.StatusCode != 404 {
-		t.Errorf("B after expiry: %d", resp.StatusCode)
-	}
-	for time.Now().Before(deadline) {
-		if _, err := events.After(context.Background(), sid, aStandalone, 0); errors.Is(err, ErrEventsGone) {
-			return
+		time.Sleep(500 * time.Millisecond)
+		if resp, body := b.Do("POST", SessionHeaders(sid, Version20251125), ListTools); resp.StatusCode != 200 {
+			t.Fatalf("B while A holds the GET stream: %d %s", resp.StatusCode, body)
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Error("the expired session's events were never forgotten")
+		cancel()
+		get.Body.Close()
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			resp, _ := a.Do("POST", SessionHeaders(sid, Version20251125), `{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
+			if resp.StatusCode == 404 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the session never expired once nothing held it")
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		if resp, _ := b.Do("POST", SessionHeaders(sid, Version20251125), ListTools); resp.StatusCode != 404 {
+			t.Errorf("B after expiry: %d", resp.StatusCode)
+		}
+		for time.Now().Before(deadline) {
+			if _, err := events.After(context.Background(), sid, aStandalone, 0); errors.Is(err, ErrEventsGone) {
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		t.Error("the expired session's events were never forgotten")
+	})
 }
 
 // TestSharedStoreEventIDs: the GET streams of one session on two

@@ -19,6 +19,12 @@ import (
 // rawPost sends one JSON-RPC message and returns the response.
 func rawPost(ctx context.Context, t *testing.T, url string, header map[string]string, body string) *http.Response {
 	t.Helper()
+	return rawPostVia(ctx, t, http.DefaultClient, url, header, body)
+}
+
+// rawPostVia is rawPost through hc.
+func rawPostVia(ctx context.Context, t *testing.T, hc *http.Client, url string, header map[string]string, body string) *http.Response {
+	t.Helper()
 	req, err := http.NewRequestWithContext(ctx, "POST", url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
@@ -28,7 +34,7 @@ func rawPost(ctx context.Context, t *testing.T, url string, header map[string]st
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := hc.Do(req)
 	if err != nil {
 		t.Fatalf("POST: %v", err)
 	}
@@ -56,11 +62,17 @@ func tryPost(ctx context.Context, url string, header map[string]string, body str
 // rawSession initializes a 2025-11-25 session over raw HTTP.
 func rawSession(t *testing.T, url string) map[string]string {
 	t.Helper()
-	resp := rawPost(context.Background(), t, url, nil, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	return rawSessionVia(t, http.DefaultClient, url)
+}
+
+// rawSessionVia is rawSession through hc.
+func rawSessionVia(t *testing.T, hc *http.Client, url string) map[string]string {
+	t.Helper()
+	resp := rawPostVia(context.Background(), t, hc, url, nil, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	h := map[string]string{"Mcp-Session-Id": resp.Header.Get("Mcp-Session-Id"), "Mcp-Protocol-Version": "2025-11-25"}
-	resp = rawPost(context.Background(), t, url, h, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	resp = rawPostVia(context.Background(), t, hc, url, h, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	resp.Body.Close()
 	return h
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -128,10 +129,12 @@ func TestGoSDKClientBothEras(t *testing.T) {
 		t.Run(version, func(t *testing.T) {
 			var mu sync.Mutex
 			var got []float64
+			arrived := make(chan struct{}, 64)
 			cs := connect(t, f.url, version, func(req *mcp.ProgressNotificationClientRequest) {
 				mu.Lock()
 				got = append(got, req.Params.Progress)
 				mu.Unlock()
+				arrived <- struct{}{}
 			})
 			if v := cs.InitializeResult().ProtocolVersion; v != version {
 				t.Errorf("negotiated %q, want %q", v, version)
@@ -155,15 +158,14 @@ func TestGoSDKClientBothEras(t *testing.T) {
 			}
 			// The client hands notifications to its handler on its own
 			// goroutine, so they may land just after the result.
-			deadline := time.Now().Add(5 * time.Second)
-			for {
-				mu.Lock()
-				n := len(got)
-				mu.Unlock()
-				if n >= 5 || time.Now().After(deadline) {
-					break
+			timeout := time.After(5 * time.Second)
+		wait:
+			for range 5 {
+				select {
+				case <-arrived:
+				case <-timeout:
+					break wait
 				}
-				time.Sleep(5 * time.Millisecond)
 			}
 			mu.Lock()
 			defer mu.Unlock()
@@ -184,41 +186,44 @@ func TestGoSDKClientBothEras(t *testing.T) {
 
 // TestDescribeFollowsToolChanges: the x-mcp-header parameters the transport
 // checks come from the tools' schemas, and a tool added later is checked
-// once the server announces the change.
+// once the server announces the change. In a synctest bubble: the SDK
+// announces it after 10 ms of the bubble's clock.
 func TestDescribeFollowsToolChanges(t *testing.T) {
 	t.Parallel()
-	server := mcp.NewServer(&mcp.Implementation{Name: "d", Version: "1"}, nil)
-	engine := gosdk.NewEngine(server, nil)
-	defer engine.Close()
-	ctx := context.Background()
-	if d := engine.Describe(ctx); len(d.ToolHeaders) != 0 {
-		t.Fatalf("headers before any tool: %v", d.ToolHeaders)
-	}
-	schema := map[string]any{"type": "object", "properties": map[string]any{
-		"region": map[string]any{"type": "string", "x-mcp-header": "Region"},
-		"loc":    map[string]any{"type": "object", "properties": map[string]any{"zone": map[string]any{"type": "integer", "x-mcp-header": "Zone"}}},
-	}}
-	server.AddTool(&mcp.Tool{Name: "geo", InputSchema: schema}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return &mcp.CallToolResult{}, nil
+	synctest.Test(t, func(t *testing.T) {
+		server := mcp.NewServer(&mcp.Implementation{Name: "d", Version: "1"}, nil)
+		engine := gosdk.NewEngine(server, nil)
+		defer engine.Close()
+		ctx := context.Background()
+		if d := engine.Describe(ctx); len(d.ToolHeaders) != 0 {
+			t.Fatalf("headers before any tool: %v", d.ToolHeaders)
+		}
+		schema := map[string]any{"type": "object", "properties": map[string]any{
+			"region": map[string]any{"type": "string", "x-mcp-header": "Region"},
+			"loc":    map[string]any{"type": "object", "properties": map[string]any{"zone": map[string]any{"type": "integer", "x-mcp-header": "Zone"}}},
+		}}
+		server.AddTool(&mcp.Tool{Name: "geo", InputSchema: schema}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			params := engine.Describe(ctx).ToolHeaders["geo"]
+			if len(params) == 2 {
+				got := map[string]string{}
+				for _, p := range params {
+					got[p.Header] = fmt.Sprint(p.Path)
+				}
+				if got["Region"] != "[region]" || got["Zone"] != "[loc zone]" {
+					t.Errorf("params %v", got)
+				}
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the new tool's header parameters never appeared: %v", params)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
 	})
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		params := engine.Describe(ctx).ToolHeaders["geo"]
-		if len(params) == 2 {
-			got := map[string]string{}
-			for _, p := range params {
-				got[p.Header] = fmt.Sprint(p.Path)
-			}
-			if got["Region"] != "[region]" || got["Zone"] != "[loc zone]" {
-				t.Errorf("params %v", got)
-			}
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the new tool's header parameters never appeared: %v", params)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 // TestDescribeOutlivesFirstCaller: the request that first needs the

@@ -91,27 +91,30 @@ func TestKeepAliveDuringLongCalls(t *testing.T) {
 
 // TestKeepAliveToolWatch: the engine's own SDK session that watches for
 // tool changes (to refresh what the transport validates) survives the
-// SDK's pings, and a tool added later still reaches the description.
+// SDK's pings, and a tool added later still reaches the description. In a
+// synctest bubble, where the pings come on the bubble's clock.
 func TestKeepAliveToolWatch(t *testing.T) {
 	t.Parallel()
-	server := keepAliveServer()
-	engine := gosdk.NewEngine(server, &gosdk.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	defer engine.Close()
-	type headerArgs struct {
-		Region string `json:"region" jsonschema:"the region"`
-	}
-	before := engine.Describe(context.Background())
-	if _, ok := before.ToolHeaders["regional"]; ok {
-		t.Fatal("the tool is described before it exists")
-	}
-	time.Sleep(150 * time.Millisecond) // several pings, each of which the watcher must answer
-	tool := &mcp.Tool{Name: "regional", InputSchema: json.RawMessage(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}`)}
-	mcp.AddTool(server, tool, func(context.Context, *mcp.CallToolRequest, headerArgs) (*mcp.CallToolResult, any, error) {
-		return &mcp.CallToolResult{}, nil, nil
-	})
-	waitUntil(t, "the new tool in the description", func() bool {
-		_, ok := engine.Describe(context.Background()).ToolHeaders["regional"]
-		return ok
+	synctest.Test(t, func(t *testing.T) {
+		server := keepAliveServer()
+		engine := gosdk.NewEngine(server, &gosdk.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		defer engine.Close()
+		type headerArgs struct {
+			Region string `json:"region" jsonschema:"the region"`
+		}
+		before := engine.Describe(context.Background())
+		if _, ok := before.ToolHeaders["regional"]; ok {
+			t.Fatal("the tool is described before it exists")
+		}
+		time.Sleep(150 * time.Millisecond) // several pings, each of which the watcher must answer
+		tool := &mcp.Tool{Name: "regional", InputSchema: json.RawMessage(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}`)}
+		mcp.AddTool(server, tool, func(context.Context, *mcp.CallToolRequest, headerArgs) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{}, nil, nil
+		})
+		waitUntil(t, "the new tool in the description", func() bool {
+			_, ok := engine.Describe(context.Background()).ToolHeaders["regional"]
+			return ok
+		})
 	})
 }
 

@@ -9,24 +9,30 @@ import (
 	"net/http/httptest"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpmount/mcpmount/adapters/gosdk"
 	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/internal/testutil"
 )
 
 // testLinger is the SessionLinger of these tests: a session's SDK session
 // closes this long after the client last needed it.
 const testLinger = 50 * time.Millisecond
 
-// serveLinger serves server with SessionLinger linger until the test ends.
-func serveLinger(t *testing.T, server *mcp.Server, linger time.Duration) string {
+// serveLinger serves server with SessionLinger linger on mn until the
+// test ends. The tests of the linger run in synctest bubbles, where the
+// linger (50 ms) and the waits past it are the bubble's: a loaded machine
+// cannot stretch one past the other.
+func serveLinger(t *testing.T, mn *testutil.MemNet, server *mcp.Server, linger time.Duration) string {
 	t.Helper()
 	engine := gosdk.NewEngine(server, &gosdk.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), SessionLinger: linger})
 	h := httptransport.New(engine, nil)
-	srv := httptest.NewServer(h)
+	srv := httptest.NewUnstartedServer(h)
+	mn.Serve(srv, false)
 	stopAtCleanup(t, h, srv, engine)
 	return srv.URL + "/mcp"
 }
@@ -63,30 +69,33 @@ func TestIdleSessionHearsListChanges(t *testing.T) {
 	t.Parallel()
 	for _, version := range lingerEras {
 		t.Run(version, func(t *testing.T) {
-			server := mcp.NewServer(&mcp.Implementation{Name: "lists", Version: "1.0.0"}, nil)
-			url := serveLinger(t, server, testLinger)
-			changed := make(chan struct{}, 64)
-			client := mcp.NewClient(&mcp.Implementation{Name: "lists-client", Version: "1.0.0"}, &mcp.ClientOptions{
-				ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
-			})
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			connectEra(ctx, t, client, url, version)
-			idleSDK(t, server)
-			// The 2025-era GET stream opens asynchronously in the client:
-			// add tools until a change arrives.
-			for i := 0; ; i++ {
-				mcp.AddTool(server, &mcp.Tool{Name: fmt.Sprintf("t%d", i)}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
-					return &mcp.CallToolResult{}, nil, nil
+			synctest.Test(t, func(t *testing.T) {
+				mn := &testutil.MemNet{}
+				server := mcp.NewServer(&mcp.Implementation{Name: "lists", Version: "1.0.0"}, nil)
+				url := serveLinger(t, mn, server, testLinger)
+				changed := make(chan struct{}, 64)
+				client := mcp.NewClient(&mcp.Implementation{Name: "lists-client", Version: "1.0.0"}, &mcp.ClientOptions{
+					ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
 				})
-				select {
-				case <-changed:
-					return
-				case <-time.After(50 * time.Millisecond):
-				case <-ctx.Done():
-					t.Fatal("no notifications/tools/list_changed")
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				connectEraVia(ctx, t, client, url, version, mn.Client())
+				idleSDK(t, server)
+				// The 2025-era GET stream opens asynchronously in the client:
+				// add tools until a change arrives.
+				for i := 0; ; i++ {
+					mcp.AddTool(server, &mcp.Tool{Name: fmt.Sprintf("t%d", i)}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+						return &mcp.CallToolResult{}, nil, nil
+					})
+					select {
+					case <-changed:
+						return
+					case <-time.After(50 * time.Millisecond):
+					case <-ctx.Done():
+						t.Fatal("no notifications/tools/list_changed")
+					}
 				}
-			}
+			})
 		})
 	}
 }
@@ -99,37 +108,40 @@ func TestSubscribedSessionStaysConnected(t *testing.T) {
 	t.Parallel()
 	for _, version := range lingerEras {
 		t.Run(version, func(t *testing.T) {
-			server := watchedServer("subs")
-			url := serveLinger(t, server, testLinger)
-			updated := make(chan string, 16)
-			client := mcp.NewClient(&mcp.Implementation{Name: "subs-client", Version: "1.0.0"}, &mcp.ClientOptions{
-				ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) { updated <- req.Params.URI },
+			synctest.Test(t, func(t *testing.T) {
+				mn := &testutil.MemNet{}
+				server := watchedServer("subs")
+				url := serveLinger(t, mn, server, testLinger)
+				updated := make(chan string, 16)
+				client := mcp.NewClient(&mcp.Implementation{Name: "subs-client", Version: "1.0.0"}, &mcp.ClientOptions{
+					ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) { updated <- req.Params.URI },
+				})
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				cs := connectEraVia(ctx, t, client, url, version, mn.Client())
+				idleSDK(t, server)
+				if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: watchedURI}); err != nil {
+					t.Fatalf("subscribe: %v", err)
+				}
+				heldSDK(t, server, 2) // the watcher and the subscribed session's
+				for {
+					if err := server.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: watchedURI}); err != nil {
+						t.Fatal(err)
+					}
+					select {
+					case <-updated:
+					case <-time.After(20 * time.Millisecond):
+						continue
+					case <-ctx.Done():
+						t.Fatal("no notifications/resources/updated")
+					}
+					break
+				}
+				if err := cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: watchedURI}); err != nil {
+					t.Fatalf("unsubscribe: %v", err)
+				}
+				idleSDK(t, server)
 			})
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			cs := connectEra(ctx, t, client, url, version)
-			idleSDK(t, server)
-			if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: watchedURI}); err != nil {
-				t.Fatalf("subscribe: %v", err)
-			}
-			heldSDK(t, server, 2) // the watcher and the subscribed session's
-			for {
-				if err := server.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: watchedURI}); err != nil {
-					t.Fatal(err)
-				}
-				select {
-				case <-updated:
-				case <-time.After(20 * time.Millisecond):
-					continue
-				case <-ctx.Done():
-					t.Fatal("no notifications/resources/updated")
-				}
-				break
-			}
-			if err := cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: watchedURI}); err != nil {
-				t.Fatalf("unsubscribe: %v", err)
-			}
-			idleSDK(t, server)
 		})
 	}
 }
@@ -142,37 +154,40 @@ func TestReconnectedSessionKeepsLogLevel(t *testing.T) {
 	t.Parallel()
 	for _, version := range lingerEras {
 		t.Run(version, func(t *testing.T) {
-			server := mcp.NewServer(&mcp.Implementation{Name: "logs", Version: "1.0.0"}, &mcp.ServerOptions{
-				RootsListChangedHandler: func(ctx context.Context, req *mcp.RootsListChangedRequest) {
-					_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "debug", Data: "roots changed"})
-				},
-			})
-			url := serveLinger(t, server, testLinger)
-			logged := make(chan any, 16)
-			client := mcp.NewClient(&mcp.Implementation{Name: "logs-client", Version: "1.0.0"}, &mcp.ClientOptions{
-				LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) { logged <- req.Params.Data },
-			})
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			cs := connectEra(ctx, t, client, url, version)
-			idleSDK(t, server)
-			if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "debug"}); err != nil {
-				t.Fatal(err)
-			}
-			idleSDK(t, server)
-			for i := 0; ; i++ {
-				client.AddRoots(&mcp.Root{URI: fmt.Sprintf("file:///r%d", i)}) // notifications/roots/list_changed
-				select {
-				case got := <-logged:
-					if got != "roots changed" {
-						t.Fatalf("logged %v", got)
-					}
-					return
-				case <-time.After(50 * time.Millisecond):
-				case <-ctx.Done():
-					t.Fatal("no log message at the level the client set")
+			synctest.Test(t, func(t *testing.T) {
+				mn := &testutil.MemNet{}
+				server := mcp.NewServer(&mcp.Implementation{Name: "logs", Version: "1.0.0"}, &mcp.ServerOptions{
+					RootsListChangedHandler: func(ctx context.Context, req *mcp.RootsListChangedRequest) {
+						_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "debug", Data: "roots changed"})
+					},
+				})
+				url := serveLinger(t, mn, server, testLinger)
+				logged := make(chan any, 16)
+				client := mcp.NewClient(&mcp.Implementation{Name: "logs-client", Version: "1.0.0"}, &mcp.ClientOptions{
+					LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) { logged <- req.Params.Data },
+				})
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				cs := connectEraVia(ctx, t, client, url, version, mn.Client())
+				idleSDK(t, server)
+				if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "debug"}); err != nil {
+					t.Fatal(err)
 				}
-			}
+				idleSDK(t, server)
+				for i := 0; ; i++ {
+					client.AddRoots(&mcp.Root{URI: fmt.Sprintf("file:///r%d", i)}) // notifications/roots/list_changed
+					select {
+					case got := <-logged:
+						if got != "roots changed" {
+							t.Fatalf("logged %v", got)
+						}
+						return
+					case <-time.After(50 * time.Millisecond):
+					case <-ctx.Done():
+						t.Fatal("no log message at the level the client set")
+					}
+				}
+			})
 		})
 	}
 }
@@ -182,38 +197,41 @@ func TestReconnectedSessionKeepsLogLevel(t *testing.T) {
 // up until the client answers, however long past the linger that is.
 func TestLingerWaitsForClientAnswer(t *testing.T) {
 	t.Parallel()
-	got := make(chan error, 1)
-	server := mcp.NewServer(&mcp.Implementation{Name: "roots", Version: "1.0.0"}, &mcp.ServerOptions{
-		InitializedHandler: func(ctx context.Context, req *mcp.InitializedRequest) {
-			ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			defer cancel()
-			_, err := req.Session.ListRoots(ctx, nil)
-			got <- err
-		},
-	})
-	url := serveLinger(t, server, testLinger)
-	client := mcp.NewClient(&mcp.Implementation{Name: "slow-client", Version: "1.0.0"}, nil)
-	client.AddRoots(&mcp.Root{URI: "file:///work"})
-	client.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if method == "roots/list" {
-				time.Sleep(10 * testLinger)
+	synctest.Test(t, func(t *testing.T) {
+		mn := &testutil.MemNet{}
+		got := make(chan error, 1)
+		server := mcp.NewServer(&mcp.Implementation{Name: "roots", Version: "1.0.0"}, &mcp.ServerOptions{
+			InitializedHandler: func(ctx context.Context, req *mcp.InitializedRequest) {
+				ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+				defer cancel()
+				_, err := req.Session.ListRoots(ctx, nil)
+				got <- err
+			},
+		})
+		url := serveLinger(t, mn, server, testLinger)
+		client := mcp.NewClient(&mcp.Implementation{Name: "slow-client", Version: "1.0.0"}, nil)
+		client.AddRoots(&mcp.Root{URI: "file:///work"})
+		client.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				if method == "roots/list" {
+					time.Sleep(10 * testLinger)
+				}
+				return next(ctx, method, req)
 			}
-			return next(ctx, method, req)
+		})
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		connectEraVia(ctx, t, client, url, httptransport.Version20251125, mn.Client())
+		select {
+		case err := <-got:
+			if err != nil {
+				t.Fatalf("roots/list answered after the linger: %v", err)
+			}
+		case <-ctx.Done():
+			t.Fatal("InitializedHandler never finished")
 		}
+		idleSDK(t, server)
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	connectEra(ctx, t, client, url, httptransport.Version20251125)
-	select {
-	case err := <-got:
-		if err != nil {
-			t.Fatalf("roots/list answered after the linger: %v", err)
-		}
-	case <-ctx.Done():
-		t.Fatal("InitializedHandler never finished")
-	}
-	idleSDK(t, server)
 }
 
 // TestNegativeLingerKeepsSessions: with a negative SessionLinger every
@@ -221,15 +239,18 @@ func TestLingerWaitsForClientAnswer(t *testing.T) {
 // Server.Sessions reaches idle sessions too.
 func TestNegativeLingerKeepsSessions(t *testing.T) {
 	t.Parallel()
-	server := mcp.NewServer(&mcp.Implementation{Name: "kept", Version: "1.0.0"}, nil)
-	url := serveLinger(t, server, -1)
-	client := mcp.NewClient(&mcp.Implementation{Name: "kept-client", Version: "1.0.0"}, nil)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	connectEra(ctx, t, client, url, httptransport.Version20251125)
-	connectEra(ctx, t, client, url, httptransport.Version20251125)
-	heldSDK(t, server, 3) // the watcher and both sessions'
+	synctest.Test(t, func(t *testing.T) {
+		mn := &testutil.MemNet{}
+		server := mcp.NewServer(&mcp.Implementation{Name: "kept", Version: "1.0.0"}, nil)
+		url := serveLinger(t, mn, server, -1)
+		client := mcp.NewClient(&mcp.Implementation{Name: "kept-client", Version: "1.0.0"}, nil)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		connectEraVia(ctx, t, client, url, httptransport.Version20251125, mn.Client())
+		connectEraVia(ctx, t, client, url, httptransport.Version20251125, mn.Client())
+		heldSDK(t, server, 3) // the watcher and both sessions'
 
+	})
 }
 
 // TestSubscriptionFollowsAcrossInstances: with two instances sharing a

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -389,25 +390,29 @@ func TestDescribeHonoursServerVersions(t *testing.T) {
 // 2026-07-28 matter; such a server's description has none, and is cached.
 func TestNarrowedServerDescriptionCached(t *testing.T) {
 	t.Parallel()
-	served := []string{httptransport.Version20251125, httptransport.Version20250618, httptransport.Version20250326}
-	server := mcp.NewServer(&mcp.Implementation{Name: "narrow", Version: "1"}, &mcp.ServerOptions{Logger: slog.New(slog.DiscardHandler), SupportedProtocolVersions: served})
-	mcp.AddTool(server, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: a.Text}}}, nil, nil
-	})
-	var logs testutil.Buffer
-	url := serveSDKWith(t, server, nil, &logs)
-	h := rawSession(t, url)
-	const calls = 5
-	for i := 0; i < calls; i++ {
-		resp := rawPost(context.Background(), t, url, h, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`, 10+i))
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != 200 {
-			t.Fatalf("call %d: %d", i, resp.StatusCode)
+	synctest.Test(t, func(t *testing.T) {
+		mn := &testutil.MemNet{}
+		served := []string{httptransport.Version20251125, httptransport.Version20250618, httptransport.Version20250326}
+		server := mcp.NewServer(&mcp.Implementation{Name: "narrow", Version: "1"}, &mcp.ServerOptions{Logger: slog.New(slog.DiscardHandler), SupportedProtocolVersions: served})
+		mcp.AddTool(server, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.CallToolRequest, a echoArgs) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: a.Text}}}, nil, nil
+		})
+		var logs testutil.Buffer
+		url := serveSDKOn(t, mn, server, nil, &logs)
+		hc := mn.Client()
+		h := rawSessionVia(t, hc, url)
+		const calls = 5
+		for i := 0; i < calls; i++ {
+			resp := rawPostVia(context.Background(), t, hc, url, h, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`, 10+i))
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 {
+				t.Fatalf("call %d: %d", i, resp.StatusCode)
+			}
 		}
-	}
-	time.Sleep(100 * time.Millisecond)
-	if n := strings.Count(logs.String(), "listing tools for header validation failed"); n > 1 {
-		t.Errorf("%d 2025-era calls on a server serving %v: the description was computed (and a warning logged) %d times; it is never cached:\n%s", calls, served, n, logs.String())
-	}
+		synctest.Wait() // whatever the calls set off is done
+		if n := strings.Count(logs.String(), "listing tools for header validation failed"); n > 1 {
+			t.Errorf("%d 2025-era calls on a server serving %v: the description was computed (and a warning logged) %d times; it is never cached:\n%s", calls, served, n, logs.String())
+		}
+	})
 }

@@ -12,12 +12,14 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpmount/mcpmount/adapters/gosdk"
 	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/internal/testutil"
 )
 
 // smallBuffers sets a socket's kernel buffer (SO_SNDBUF or SO_RCVBUF) to
@@ -170,115 +172,120 @@ func testStalledClient(t *testing.T, era string) {
 // unmarked, which took it for a broken connection and closed the
 // session's SDK connection: its resource subscriptions and list changes
 // were gone for good, though the client read again on a new GET stream.
+// In a synctest bubble: on a loaded machine the new stream's backlog (the
+// full outbox, 1 MiB) took longer to go out than the test waited.
 func TestRefusedSessionRequestKeepsSession(t *testing.T) {
 	t.Parallel()
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	rootsErr := make(chan error, 1)
-	server := mcp.NewServer(&mcp.Implementation{Name: "outbox", Version: "1.0.0"}, &mcp.ServerOptions{
-		Logger:             quiet,
-		SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
-		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
-		RootsListChangedHandler: func(ctx context.Context, req *mcp.RootsListChangedRequest) {
-			ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			defer cancel()
-			// A request bigger than what is left below the outbox bound.
-			_, err := req.Session.ListRoots(ctx, &mcp.ListRootsParams{Meta: mcp.Meta{"trace": strings.Repeat("t", 512)}})
-			rootsErr <- err
-		},
-	})
-	server.AddResource(&mcp.Resource{URI: watchedURI, Name: "watched"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: watchedURI, Text: "x"}}}, nil
-	})
-	engine := gosdk.NewEngine(server, &gosdk.Options{Logger: quiet})
-	h := httptransport.New(engine, &httptransport.Options{Logger: quiet, WriteTimeout: 30 * time.Second})
-	ln, url := serveSmallSendBuffers(t, h, engine)
+	synctest.Test(t, func(t *testing.T) {
+		mn := &testutil.MemNet{}
+		quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+		rootsErr := make(chan error, 1)
+		server := mcp.NewServer(&mcp.Implementation{Name: "outbox", Version: "1.0.0"}, &mcp.ServerOptions{
+			Logger:             quiet,
+			SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
+			UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
+			RootsListChangedHandler: func(ctx context.Context, req *mcp.RootsListChangedRequest) {
+				ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+				defer cancel()
+				// A request bigger than what is left below the outbox bound.
+				_, err := req.Session.ListRoots(ctx, &mcp.ListRootsParams{Meta: mcp.Meta{"trace": strings.Repeat("t", 512)}})
+				rootsErr <- err
+			},
+		})
+		server.AddResource(&mcp.Resource{URI: watchedURI, Name: "watched"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: watchedURI, Text: "x"}}}, nil
+		})
+		url := serveSDKOn(t, mn, server, &httptransport.Options{Logger: quiet, WriteTimeout: 30 * time.Second}, io.Discard)
+		hc := mn.Client()
+		addr := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/mcp")
 
-	sh := rawSession(t, url)
-	resp := rawPost(context.Background(), t, url, sh, `{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"`+watchedURI+`"}}`)
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-
-	// The session's GET stream, on a connection the client stops reading.
-	conn, err := (&net.Dialer{Control: smallBuffers(syscall.SO_RCVBUF)}).Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	fmt.Fprintf(conn, "GET /mcp HTTP/1.1\r\nHost: %s\r\nAccept: text/event-stream\r\nMcp-Session-Id: %s\r\nMcp-Protocol-Version: 2025-11-25\r\n\r\n", ln.Addr(), sh["Mcp-Session-Id"])
-	if status, err := bufio.NewReader(conn).ReadString('\n'); err != nil || !strings.Contains(status, "200") {
-		t.Fatalf("GET stream: %q %v", status, err)
-	}
-	// Updates until the connection and then the outbox (1 MiB) are full;
-	// past it they are dropped (accepted).
-	for range 20000 {
-		_ = server.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: watchedURI})
-	}
-	{
-		resp = rawPost(context.Background(), t, url, sh, `{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
+		sh := rawSessionVia(t, hc, url)
+		resp := rawPostVia(context.Background(), t, hc, url, sh, `{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"`+watchedURI+`"}}`)
+		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
-		select {
-		case err := <-rootsErr:
-			t.Logf("roots/list with the outbox full: %v", err)
-			if err == nil {
-				t.Fatal("roots/list went through: the outbox was not full")
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatal("the RootsListChangedHandler did not finish")
-		}
-	}
 
-	// The client reads again: a new GET stream.
-	conn.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	var get *http.Response
-	for get == nil {
-		req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
-		req.Header.Set("Accept", "text/event-stream")
-		for k, v := range sh {
-			req.Header.Set(k, v)
-		}
-		r, err := http.DefaultClient.Do(req)
+		// The session's GET stream, on a connection the client stops reading.
+		conn, err := mn.DialContext(context.Background(), "tcp", addr)
 		if err != nil {
-			t.Fatalf("new GET: %v", err)
+			t.Fatal(err)
 		}
-		if r.StatusCode == 200 {
-			get = r
-			break
+		defer conn.Close()
+		fmt.Fprintf(conn, "GET /mcp HTTP/1.1\r\nHost: %s\r\nAccept: text/event-stream\r\nMcp-Session-Id: %s\r\nMcp-Protocol-Version: 2025-11-25\r\n\r\n", addr, sh["Mcp-Session-Id"])
+		if status, err := bufio.NewReader(conn).ReadString('\n'); err != nil || !strings.Contains(status, "200") {
+			t.Fatalf("GET stream: %q %v", status, err)
 		}
-		r.Body.Close()
-		time.Sleep(20 * time.Millisecond)
-	}
-	defer get.Body.Close()
-	heard := make(chan struct{})
-	go func() {
-		rd := bufio.NewReaderSize(get.Body, 1<<16)
-		for {
-			line, err := rd.ReadString('\n')
-			if strings.Contains(line, "notifications/resources/updated") && strings.Contains(line, "fresh") {
-				close(heard)
-				return
+		// Updates until the connection and then the outbox (1 MiB) are full;
+		// past it they are dropped (accepted).
+		for range 20000 {
+			_ = server.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: watchedURI})
+		}
+		{
+			resp = rawPostVia(context.Background(), t, hc, url, sh, `{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
+			resp.Body.Close()
+			select {
+			case err := <-rootsErr:
+				t.Logf("roots/list with the outbox full: %v", err)
+				if err == nil {
+					t.Fatal("roots/list went through: the outbox was not full")
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the RootsListChangedHandler did not finish")
 			}
+		}
+
+		// The client reads again: a new GET stream.
+		conn.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		defer cancel()
+		var get *http.Response
+		for get == nil {
+			req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
+			req.Header.Set("Accept", "text/event-stream")
+			for k, v := range sh {
+				req.Header.Set(k, v)
+			}
+			r, err := hc.Do(req)
 			if err != nil {
+				t.Fatalf("new GET: %v", err)
+			}
+			if r.StatusCode == 200 {
+				get = r
+				break
+			}
+			r.Body.Close()
+			time.Sleep(20 * time.Millisecond)
+		}
+		defer get.Body.Close()
+		heard := make(chan struct{})
+		go func() {
+			rd := bufio.NewReaderSize(get.Body, 1<<16)
+			for {
+				line, err := rd.ReadString('\n')
+				if strings.Contains(line, "notifications/resources/updated") && strings.Contains(line, "fresh") {
+					close(heard)
+					return
+				}
+				if err != nil {
+					return
+				}
+			}
+		}()
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		deadline := time.After(8 * time.Second)
+		for {
+			_ = server.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: watchedURI, Meta: mcp.Meta{"mark": "fresh"}})
+			select {
+			case <-heard:
 				return
+			case <-tick.C:
+			case <-deadline:
+				n := 0
+				for range server.Sessions() {
+					n++
+				}
+				t.Fatalf("the session's subscription no longer delivers resources/updated on its new GET stream (%d SDK sessions left): one refused roots/list closed the session's SDK connection", n)
 			}
 		}
-	}()
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	deadline := time.After(8 * time.Second)
-	for {
-		_ = server.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: watchedURI, Meta: mcp.Meta{"mark": "fresh"}})
-		select {
-		case <-heard:
-			return
-		case <-tick.C:
-		case <-deadline:
-			n := 0
-			for range server.Sessions() {
-				n++
-			}
-			t.Fatalf("the session's subscription no longer delivers resources/updated on its new GET stream (%d SDK sessions left): one refused roots/list closed the session's SDK connection", n)
-		}
-	}
+	})
 }

@@ -41,11 +41,13 @@ func TestSessionStateFollowsSetLevel(t *testing.T) {
 
 	var mu sync.Mutex
 	var got []string
+	arrived := make(chan struct{}, 64)
 	client := mcp.NewClient(&mcp.Implementation{Name: "levels-client", Version: "1.0.0"}, &mcp.ClientOptions{
 		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
 			mu.Lock()
 			got = append(got, req.Params.Data.(string))
 			mu.Unlock()
+			arrived <- struct{}{}
 		},
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -64,7 +66,7 @@ func TestSessionStateFollowsSetLevel(t *testing.T) {
 		if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "log", Arguments: map[string]any{"text": text}}); err != nil {
 			t.Fatalf("log %s: %v", text, err)
 		}
-		deadline := time.Now().Add(5 * time.Second)
+		timeout := time.After(5 * time.Second)
 		for {
 			mu.Lock()
 			l := slices.DeleteFunc(slices.Clone(got), func(m string) bool { return !strings.HasPrefix(m, text+" ") })
@@ -73,10 +75,11 @@ func TestSessionStateFollowsSetLevel(t *testing.T) {
 				slices.Sort(l)
 				return l
 			}
-			if time.Now().After(deadline) {
+			select {
+			case <-arrived:
+			case <-timeout:
 				t.Fatalf("no error-level message for %s; got %v", text, l)
 			}
-			time.Sleep(2 * time.Millisecond)
 		}
 	}
 	// Before any logging/setLevel nothing is logged.

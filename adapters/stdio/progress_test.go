@@ -28,6 +28,7 @@ func TestProgressSixteenCalls(t *testing.T) {
 		}
 		var mu sync.Mutex
 		got := make(map[key][]float64)
+		arrived := make(chan struct{}, 16*steps)
 		var wg sync.WaitGroup
 		for c := range 8 {
 			version := httptransport.Version20260728
@@ -39,6 +40,10 @@ func TestProgressSixteenCalls(t *testing.T) {
 				k := key{c, fmt.Sprint(req.Params.ProgressToken)}
 				got[k] = append(got[k], req.Params.Progress)
 				mu.Unlock()
+				select { // more than expected: the checks below say so
+				case arrived <- struct{}{}:
+				default:
+				}
 			}})
 			for _, token := range []string{"a", "b"} {
 				wg.Go(func() {
@@ -66,11 +71,15 @@ func TestProgressSixteenCalls(t *testing.T) {
 			}
 			return len(got) == 16
 		}
-		deadline := time.Now().Add(10 * time.Second)
+		timeout := time.After(10 * time.Second)
 		mu.Lock()
-		for !complete() && time.Now().Before(deadline) {
+		for waiting := true; waiting && !complete(); {
 			mu.Unlock()
-			time.Sleep(10 * time.Millisecond)
+			select {
+			case <-arrived:
+			case <-timeout: // the checks below say what is missing
+				waiting = false
+			}
 			mu.Lock()
 		}
 		defer mu.Unlock()

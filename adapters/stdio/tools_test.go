@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -66,9 +65,12 @@ func TestToolsEveryEra(t *testing.T) {
 func TestStatelessTransport(t *testing.T) {
 	eachServer(t, func(t *testing.T, srv server) {
 		f := newFixtureWith(t, srv, nil, &httptransport.Options{Stateless: true})
-		var progress atomic.Int32
+		arrived := make(chan struct{}, 16)
 		cs := connect(t, f.url, httptransport.Version20251125, &mcp.ClientOptions{ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) {
-			progress.Add(1)
+			select { // more than expected: the checks below say so
+			case arrived <- struct{}{}:
+			default:
+			}
 		}})
 		if cs.ID() != "" {
 			t.Errorf("session id %q under Stateless", cs.ID())
@@ -80,11 +82,16 @@ func TestStatelessTransport(t *testing.T) {
 			t.Fatalf("long-running operation: %v %v", res, err)
 		}
 		// go-sdk's client runs notification handlers on goroutines of their own.
-		for deadline := time.Now().Add(10 * time.Second); progress.Load() < 2 && time.Now().Before(deadline); {
-			time.Sleep(10 * time.Millisecond)
+		timeout := time.After(10 * time.Second)
+		for n := 0; n < 2; n++ {
+			select {
+			case <-arrived:
+			case <-timeout:
+				t.Fatalf("%d progress notifications, want 2", n)
+			}
 		}
-		if n := progress.Load(); n != 2 {
-			t.Errorf("%d progress notifications, want 2", n)
+		if n := len(arrived); n != 0 {
+			t.Errorf("%d progress notifications, want 2", 2+n)
 		}
 	})
 }
