@@ -38,7 +38,10 @@ func TestDeleteStoreFailure(t *testing.T) {
 func TestJanitorSparesSessionTakenUp(t *testing.T) {
 	t.Parallel()
 	store := &httptransport.GatedGetStore{MemorySessionStore: httptransport.NewMemorySessionStore(), Entered: make(chan struct{}, 1), Release: make(chan struct{})}
-	opts := httptransport.Options{Sessions: store, SessionIdleTimeout: 300 * time.Millisecond}
+	// B touches the record every 40 ms; the idle timeout leaves room for
+	// a loaded machine to delay those touches many times over, or the
+	// record itself expires and the call ends with its session.
+	opts := httptransport.Options{Sessions: store, SessionIdleTimeout: 1500 * time.Millisecond}
 	oa, ob := opts, opts
 	a := httptransport.StartTestServer(t, httptransport.NewTestEngine(), &oa, nil, false)
 	b := httptransport.StartTestServer(t, httptransport.NewTestEngine(), &ob, nil, false)
@@ -67,7 +70,7 @@ func TestJanitorSparesSessionTakenUp(t *testing.T) {
 	store.Arm.Store(true)
 	select {
 	case <-store.Entered: // A's janitor found its copy idle and asks the store
-	case <-time.After(3 * time.Second):
+	case <-time.After(15 * time.Second):
 		t.Fatal("A's janitor never checked the idle session")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -83,7 +86,7 @@ func TestJanitorSparesSessionTakenUp(t *testing.T) {
 	}()
 	select {
 	case <-a.Engine.Started:
-	case <-time.After(3 * time.Second):
+	case <-time.After(15 * time.Second):
 		t.Fatal("the call never started on A")
 	}
 	releaseGet()

@@ -23,13 +23,13 @@ const initNotification = `{"jsonrpc":"2.0","method":"initialize","params":{"prot
 // CheckNotificationFlood sends n initialize notifications to url from 16
 // clients, each request with the headers header(i) gives (nil for none),
 // and checks what a user would see: each is refused at once with 400 (a
-// client that waits past 2 s counts as unanswered), none takes a place in
+// client that waits past 10 s counts as unanswered), none takes a place in
 // the session bounds, so the process's goroutines come back to where they
 // were and a go-sdk client still connects and lists tools afterwards.
 func CheckNotificationFlood(t *testing.T, url string, n int, header func(i int) http.Header) {
 	t.Helper()
 	base := runtime.NumGoroutine()
-	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
+	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
 	var next, refused atomic.Int64
 	var mu sync.Mutex
 	other := map[string]int{}
