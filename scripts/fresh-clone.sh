@@ -7,10 +7,10 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 
-# The README's test command: the line of its first sh block that says it
-# runs the tests.
-cmd=$(sed -n 's/^\(go test [^#]*[^ #]\) *# the tests.*/\1/p' "$ROOT/README.md" | head -n 1)
-[ -n "$cmd" ] || { echo "fresh-clone: no '# the tests' command in README.md" >&2; exit 2; }
+# The README's test command: its first line that starts with `go test`,
+# without the comment after it.
+cmd=$(sed -n 's/^\(go test [^#]*[^ #]\) *#.*/\1/p' "$ROOT/README.md" | head -n 1)
+[ -n "$cmd" ] || { echo "fresh-clone: no go test command in README.md" >&2; exit 2; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/mcpmount-fresh.XXXXXX")
 trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT

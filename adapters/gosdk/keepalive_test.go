@@ -124,31 +124,36 @@ func TestKeepAliveToolWatch(t *testing.T) {
 // never a stream that does not end. The session's own pings (to the absent
 // GET stream) going unanswered as well, the SDK closes the session's
 // connection; the methods that ran on it (logging/setLevel here) still
-// get answers, on connections of their own.
+// get answers, on connections of their own. In a synctest bubble, where
+// the pings and the SDK's patience run on the bubble's clock.
 func TestKeepAliveUnansweredEndsCall(t *testing.T) {
 	t.Parallel()
-	logs := &testutil.Buffer{}
-	url := serveSDKWith(t, keepAliveServer(), nil, logs)
-	h := rawSession(t, url)
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	for i := range 3 {
-		id := fmt.Sprintf(`"c%d"`, i)
-		answer, pings := rawCall(ctx, t, url, h, id)
-		if answer.ID.Raw() != id || answer.Error == nil || answer.Error.Code != jsonrpc.CodeInternalError {
-			t.Fatalf("call %d: answer %+v, want an internal error", i, answer)
+	synctest.Test(t, func(t *testing.T) {
+		mn := &testutil.MemNet{}
+		logs := &testutil.Buffer{}
+		url := serveSDKOn(t, mn, keepAliveServer(), nil, logs)
+		hc := mn.Client()
+		h := rawSessionVia(t, hc, url)
+		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+		defer cancel()
+		for i := range 3 {
+			id := fmt.Sprintf(`"c%d"`, i)
+			answer, pings := rawCall(ctx, t, hc, url, h, id)
+			if answer.ID.Raw() != id || answer.Error == nil || answer.Error.Code != jsonrpc.CodeInternalError {
+				t.Fatalf("call %d: answer %+v, want an internal error", i, answer)
+			}
+			if pings == 0 {
+				t.Fatalf("call %d: its stream carried no ping", i)
+			}
 		}
-		if pings == 0 {
-			t.Fatalf("call %d: its stream carried no ping", i)
+		waitUntil(t, "the SDK to close the session's connection", func() bool {
+			return strings.Contains(logs.String(), "the SDK closed the session's connection")
+		})
+		resp := rawPostVia(ctx, t, hc, url, h, `{"jsonrpc":"2.0","id":"lvl","method":"logging/setLevel","params":{"level":"debug"}}`)
+		if m := lastMessage(t, resp); m.ID.Raw() != `"lvl"` || m.Error != nil || m.Result == nil {
+			t.Fatalf("logging/setLevel after the session's connection closed: %+v", m)
 		}
-	}
-	waitUntil(t, "the SDK to close the session's connection", func() bool {
-		return strings.Contains(logs.String(), "the SDK closed the session's connection")
 	})
-	resp := rawPost(ctx, t, url, h, `{"jsonrpc":"2.0","id":"lvl","method":"logging/setLevel","params":{"level":"debug"}}`)
-	if m := lastMessage(t, resp); m.ID.Raw() != `"lvl"` || m.Error != nil || m.Result == nil {
-		t.Fatalf("logging/setLevel after the session's connection closed: %+v", m)
-	}
 }
 
 // lastMessage reads a POST's answer, a JSON body or an SSE stream, and
@@ -177,9 +182,9 @@ func lastMessage(t *testing.T, resp *http.Response) *jsonrpc.Message {
 // rawCall runs the stall tool in session h and returns the answer and the
 // number of pings on the call's stream. A notifications/cancelled on the
 // stream must name one of those pings by the id the client saw.
-func rawCall(ctx context.Context, t *testing.T, url string, h map[string]string, id string) (*jsonrpc.Message, int) {
+func rawCall(ctx context.Context, t *testing.T, hc *http.Client, url string, h map[string]string, id string) (*jsonrpc.Message, int) {
 	t.Helper()
-	resp := rawPost(ctx, t, url, h, `{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"stall","arguments":{"text":"x"}}}`)
+	resp := rawPostVia(ctx, t, hc, url, h, `{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"stall","arguments":{"text":"x"}}}`)
 	defer resp.Body.Close()
 	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		body, _ := io.ReadAll(resp.Body)

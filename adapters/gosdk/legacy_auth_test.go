@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -19,6 +20,7 @@ import (
 	"github.com/mcpmount/mcpmount/adapters/gosdk"
 	"github.com/mcpmount/mcpmount/auth"
 	"github.com/mcpmount/mcpmount/httptransport"
+	"github.com/mcpmount/mcpmount/internal/testutil"
 )
 
 // TestLegacySSEClient: go-sdk's SSEClientTransport (2024-11-05 HTTP+SSE)
@@ -92,11 +94,19 @@ func TestLegacyURLServesNewerClients(t *testing.T) {
 }
 
 // bearerTransport adds a bearer token to every request.
-type bearerTransport struct{ token string }
+// bearerTransport adds a token to every request it sends on base
+// (http.DefaultTransport if nil).
+type bearerTransport struct {
+	token string
+	base  http.RoundTripper
+}
 
 func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+b.token)
+	if b.base != nil {
+		return b.base.RoundTrip(r)
+	}
 	return http.DefaultTransport.RoundTrip(r)
 }
 
@@ -119,7 +129,7 @@ func TestTokenReachesTool(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	token := func(sub string) string { return af.token(sub, time.Hour) }
-	alice := &http.Client{Transport: bearerTransport{token("alice")}}
+	alice := &http.Client{Transport: bearerTransport{token: token("alice")}}
 	whoami := func(t *testing.T, cs *mcp.ClientSession) string {
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "whoami", Arguments: map[string]any{}})
 		if err != nil {
@@ -142,7 +152,7 @@ func TestTokenReachesTool(t *testing.T) {
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("Mcp-Session-Id", cs.ID())
 			req.Header.Set("Mcp-Protocol-Version", v)
-			resp, err := (&http.Client{Transport: bearerTransport{token("bob")}}).Do(req)
+			resp, err := (&http.Client{Transport: bearerTransport{token: token("bob")}}).Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -184,11 +194,28 @@ type authFixture struct {
 
 func newAuthFixture(t *testing.T, server *mcp.Server, opts *httptransport.Options) *authFixture {
 	t.Helper()
+	return newAuthFixtureOn(t, nil, server, opts)
+}
+
+// newAuthFixtureOn is newAuthFixture on mn (for a test in a synctest
+// bubble; its clients' HTTP client is mn.Client()), or on loopback sockets
+// if mn is nil.
+func newAuthFixtureOn(t *testing.T, mn *testutil.MemNet, server *mcp.Server, opts *httptransport.Options) *authFixture {
+	t.Helper()
 	pub, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
-	jwks := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	start := func(h http.Handler) *httptest.Server {
+		srv := httptest.NewUnstartedServer(h)
+		if mn != nil {
+			mn.Serve(srv, false)
+		} else {
+			srv.Start()
+		}
+		return srv
+	}
+	jwks := start(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"keys":[{"kty":"OKP","crv":"Ed25519","kid":"k1","alg":"EdDSA","use":"sig","x":%q}]}`, base64.RawURLEncoding.EncodeToString(pub))
 	}))
@@ -196,10 +223,10 @@ func newAuthFixture(t *testing.T, server *mcp.Server, opts *httptransport.Option
 	engine := gosdk.NewEngine(server, nil)
 	h := httptransport.New(engine, opts)
 	mux := http.NewServeMux()
-	srv := httptest.NewServer(mux)
+	srv := start(mux)
 	stopAtCleanup(t, h, srv, engine)
 	af := &authFixture{resource: srv.URL + "/mcp", h: h, priv: priv, t: t}
-	verifier, err := auth.NewJWTVerifier(context.Background(), &auth.JWTOptions{Issuer: "https://issuer.test", Audience: af.resource, JWKSURL: jwks.URL, Algorithms: []string{"EdDSA"}})
+	verifier, err := auth.NewJWTVerifier(context.Background(), &auth.JWTOptions{Issuer: "https://issuer.test", Audience: af.resource, JWKSURL: jwks.URL, Algorithms: []string{"EdDSA"}, HTTPClient: jwks.Client()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,36 +256,41 @@ func (af *authFixture) token(sub string, ttl time.Duration) string {
 func TestStreamEndsWithToken(t *testing.T) {
 	t.Parallel()
 	for _, outlive := range []bool{false, true} {
-		server := mcp.NewServer(&mcp.Implementation{Name: "auth", Version: "1"}, nil)
-		af := newAuthFixture(t, server, &httptransport.Options{StreamsOutliveTokens: outlive})
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		client := &http.Client{Transport: bearerTransport{af.token("alice", 2*time.Second)}}
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: af.resource, HTTPClient: client, DisableStandaloneSSE: true}, &mcp.ClientSessionOptions{ProtocolVersion: httptransport.Version20251125})
-		if err != nil {
-			t.Fatalf("connect: %v", err)
-		}
-		defer cs.Close()
-		req, _ := http.NewRequestWithContext(ctx, "GET", af.resource, nil)
-		req.Header.Set("Accept", "text/event-stream")
-		req.Header.Set("Mcp-Session-Id", cs.ID())
-		req.Header.Set("Mcp-Protocol-Version", httptransport.Version20251125)
-		resp, err := client.Do(req)
-		if err != nil || resp.StatusCode != 200 {
-			t.Fatalf("GET stream: %v %v", resp, err)
-		}
-		ended := make(chan error, 1)
-		go func() { _, err := io.Copy(io.Discard, resp.Body); ended <- err }()
-		select {
-		case err := <-ended:
-			if outlive {
-				t.Errorf("with StreamsOutliveTokens the stream ended at the token's expiry (%v)", err)
-			}
-		case <-time.After(4 * time.Second):
-			if !outlive {
-				t.Error("the GET stream outlived its token")
-			}
-		}
-		resp.Body.Close()
+		t.Run(fmt.Sprint("outlive ", outlive), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				mn := &testutil.MemNet{}
+				server := mcp.NewServer(&mcp.Implementation{Name: "auth", Version: "1"}, nil)
+				af := newAuthFixtureOn(t, mn, server, &httptransport.Options{StreamsOutliveTokens: outlive})
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				client := &http.Client{Transport: bearerTransport{token: af.token("alice", 2*time.Second), base: mn.Client().Transport}}
+				cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: af.resource, HTTPClient: client, DisableStandaloneSSE: true}, &mcp.ClientSessionOptions{ProtocolVersion: httptransport.Version20251125})
+				if err != nil {
+					t.Fatalf("connect: %v", err)
+				}
+				defer cs.Close()
+				req, _ := http.NewRequestWithContext(ctx, "GET", af.resource, nil)
+				req.Header.Set("Accept", "text/event-stream")
+				req.Header.Set("Mcp-Session-Id", cs.ID())
+				req.Header.Set("Mcp-Protocol-Version", httptransport.Version20251125)
+				resp, err := client.Do(req)
+				if err != nil || resp.StatusCode != 200 {
+					t.Fatalf("GET stream: %v %v", resp, err)
+				}
+				ended := make(chan error, 1)
+				go func() { _, err := io.Copy(io.Discard, resp.Body); ended <- err }()
+				select {
+				case err := <-ended:
+					if outlive {
+						t.Errorf("with StreamsOutliveTokens the stream ended at the token's expiry (%v)", err)
+					}
+				case <-time.After(4 * time.Second):
+					if !outlive {
+						t.Error("the GET stream outlived its token")
+					}
+				}
+				resp.Body.Close()
+			})
+		})
 	}
 }
